@@ -1,0 +1,64 @@
+# unnatural: set-up, tests, demo and benchmarks. Everything built is cached under ignored folders
+# (.venv/, .tools/, .models/, .data/), so a second run does nothing slow.
+SHELL := /bin/bash
+PY := .venv/bin/python
+KENLM_VERSION := 0.3.0
+KENLM_SDIST := .tools/kenlm-$(KENLM_VERSION).tar.gz
+LMPLZ := .tools/kenlm/bin/lmplz
+SHARED ?= ../shared
+
+.PHONY: setup test quick demo bench data lossless clean-models help
+help:
+	@echo "make setup | test | quick | demo | bench | data | lossless"
+
+setup: .tools/debs.stamp .venv/.installed $(LMPLZ) .venv/.kenlm corpora/jdk17-src.zip
+
+.tools/debs.stamp: bin/setup-debian
+	@mkdir -p .tools
+	bin/setup-debian
+	@touch $@
+
+.venv/.installed: pyproject.toml
+	python3 -m venv .venv
+	.venv/bin/pip install -q --upgrade pip setuptools wheel
+	.venv/bin/pip install -q -e '.[test]'
+	@touch $@
+
+$(KENLM_SDIST): | .venv/.installed
+	.venv/bin/pip download -q --no-deps --no-binary :all: --no-build-isolation -d .tools kenlm==$(KENLM_VERSION)
+
+# lmplz and build_binary from the kenlm source package, built with Debian's Boost and compression libraries.
+$(LMPLZ): $(KENLM_SDIST) | .tools/debs.stamp
+	rm -rf .tools/kenlm-src .tools/kenlm-build && mkdir -p .tools/kenlm-src .tools/kenlm-build .tools/kenlm/bin
+	tar -xzf $(KENLM_SDIST) -C .tools/kenlm-src --strip-components=1
+	cd .tools/kenlm-build && cmake -DCMAKE_BUILD_TYPE=Release -DKENLM_MAX_ORDER=10 ../kenlm-src > cmake.log
+	$(MAKE) -C .tools/kenlm-build -j2 lmplz build_binary > .tools/kenlm-build/make.log
+	cp .tools/kenlm-build/bin/lmplz .tools/kenlm-build/bin/build_binary .tools/kenlm/bin/
+
+# The kenlm Python module, compiled for n-gram orders up to 10.
+.venv/.kenlm: $(KENLM_SDIST) .venv/.installed | .tools/debs.stamp
+	MAX_ORDER=10 .venv/bin/pip install -q --no-build-isolation --force-reinstall --no-deps $(KENLM_SDIST)
+	@touch $@
+
+corpora/jdk17-src.zip: | .tools/debs.stamp
+	ln -sf /usr/lib/jvm/openjdk-17/lib/src.zip $@
+
+# The shared data sets (only where ../shared exists, as on developer machines and CI).
+data:
+	@if [ -x $(SHARED)/data/unpack ]; then $(SHARED)/data/unpack .data; else echo "no $(SHARED)/data: data tests will be skipped"; fi
+
+test: setup data
+	$(PY) -m pytest -q
+
+quick: setup
+	$(PY) -m pytest -q -m 'not slow'
+
+lossless: setup data
+	$(PY) -m parsing.lossless .data/codrep2019/learning .data/codrep2019/validation .data/codrep2018/Dataset1 .data/codrep2018/Dataset2 .data/codrep2018/Dataset3 .data/codrep2018/Dataset4
+
+demo: setup
+	@echo "demo: not yet written (builds the default model)"
+	bin/build-lm --order 6 corpora/
+
+bench: setup data
+	@echo "bench: not yet written"
