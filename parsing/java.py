@@ -1,0 +1,89 @@
+"""Java source text -> whitespace-aware token stream, with tree-sitter-java.
+
+Tokens are tree-sitter leaves, except that comments and string, character and text-block literals are
+kept whole. Whatever lies between two leaves is the gap: whitespace by construction, except for characters
+tree-sitter skipped (a BOM, stray bytes in broken files), which become tokens of kind 'bom' or 'error' so
+that the stream stays lossless.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import tree_sitter
+import tree_sitter_java
+
+from .offsets import byte_to_char
+from .tokens import TokenStream
+
+# Leaves that tree-sitter would split further but that are one token for us.
+WHOLE_KINDS = frozenset({"string_literal", "character_literal", "text_block", "line_comment", "block_comment"})
+_NON_SPACE = re.compile(r"\S+")
+BOM = "\ufeff"
+
+
+@lru_cache(maxsize=1)
+def _parser() -> tree_sitter.Parser:
+    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_java.language()))
+
+
+def parse(text: str) -> tree_sitter.Tree:
+    return _parser().parse(text.encode("utf-8"))
+
+
+def leaves(tree: tree_sitter.Tree):
+    """(kind, start_byte, end_byte) of every non-empty leaf in document order (MISSING nodes are empty)."""
+    kinds, starts, ends = [], [], []
+    cursor = tree.walk()
+    whole = WHOLE_KINDS
+    while True:
+        node = cursor.node
+        if node.type in whole or not cursor.goto_first_child():
+            s, e = node.start_byte, node.end_byte
+            if e > s:
+                kinds.append(node.type)
+                starts.append(s)
+                ends.append(e)
+            while not cursor.goto_next_sibling():
+                if not cursor.goto_parent():
+                    return kinds, starts, ends
+        # else the cursor moved to the first child: visit it next
+
+
+def tokenize(text: str) -> TokenStream:
+    """Tokenize Java source `text` (already decoded) into a lossless TokenStream."""
+    data = text.encode("utf-8")
+    kinds, bstarts, bends = leaves(_parser().parse(data))
+    to_char = byte_to_char(data, text)
+    out_k, out_s, out_e = [], [], []
+    prev = 0
+    for kind, bs, be in zip(kinds, bstarts, bends):
+        s, e = to_char(bs), to_char(be)
+        if s < prev:           # overlapping leaves (never seen): keep only the new part
+            s = prev
+            if e <= s:
+                continue
+        if s > prev:
+            _skipped(text, prev, s, out_k, out_s, out_e)
+        out_k.append(kind)
+        out_s.append(s)
+        out_e.append(e)
+        prev = e
+    if prev < len(text):
+        _skipped(text, prev, len(text), out_k, out_s, out_e)
+    return TokenStream(text, tuple(out_k), tuple(out_s), tuple(out_e))
+
+
+def _skipped(text, lo, hi, out_k, out_s, out_e):
+    """Text between two leaves: whitespace stays gap; anything else becomes a token so nothing is lost."""
+    between = text[lo:hi]
+    if between.isspace():
+        return
+    for m in _NON_SPACE.finditer(between):
+        s, e = lo + m.start(), lo + m.end()
+        if text[s] == BOM and e - s > 1:   # a BOM glued to junk: split so the BOM keeps its own kind
+            out_k.append("bom"); out_s.append(s); out_e.append(s + 1)
+            s += 1
+        out_k.append("bom" if text[s:e] == BOM else "error")
+        out_s.append(s)
+        out_e.append(e)

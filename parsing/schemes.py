@@ -1,0 +1,183 @@
+"""Token schemes: a TokenStream -> the symbol sequence fed to KenLM, alternating gap and token symbols.
+
+    symbols = [gap(0), tok(0), gap(1), tok(1), ..., tok(n-1), gap(n)]     (2n+1 symbols)
+
+so symbol 2i is the gap before token i and 2i+1 is token i. No symbol contains whitespace or is one of
+KenLM's reserved words. Gap symbols start with GAP_MARK, which no Java token can start with:
+
+    ·          empty gap                     ·s1      one space          ·t2   two tabs
+    ·s1|n1=    trailing space, newline, same indentation as the current line
+    ·n2+s4     blank line, then indented 4 spaces deeper than the current line
+    ·n1-t1     newline, one tab shallower   ·n1@s3    newline, indentation unrelated to the current one
+    r / w      after n<k>: CRLF line ends / blank lines holding whitespace
+
+"Current line" is the line the gap starts on; its indentation is tracked across tokens (including
+multi-line comments and text blocks).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Callable
+
+from .tokens import TokenStream
+
+GAP_MARK = "·"
+RESERVED = frozenset({"<s>", "</s>", "<unk>"})
+
+# Named leaves abstracted to their kind by every scheme (literals, comments, junk).
+LITERAL_SYMBOLS = {
+    "decimal_integer_literal": "NUM", "hex_integer_literal": "NUM", "octal_integer_literal": "NUM",
+    "binary_integer_literal": "NUM", "decimal_floating_point_literal": "NUM",
+    "hex_floating_point_literal": "NUM", "string_literal": "STR", "text_block": "TEXTBLOCK",
+    "character_literal": "CHAR", "line_comment": "LINECOMMENT", "block_comment": "BLOCKCOMMENT",
+    "ERROR": "ERR", "error": "ERR", "bom": "BOM",
+}
+IDENTIFIER_SYMBOLS = {"identifier": "ID", "type_identifier": "TYPE"}
+
+_RUN_LETTER = {" ": "s", "\t": "t", "\f": "f", "\r": "r", "\v": "v"}
+
+
+def _runs(ws: str) -> str:
+    """Run-length code of a whitespace string: '  \\t' -> 's2t1' (other whitespace is 'u')."""
+    out = []
+    prev, count = None, 0
+    for ch in ws:
+        letter = _RUN_LETTER.get(ch, "u")
+        if letter == prev:
+            count += 1
+        else:
+            if prev is not None:
+                out.append(f"{prev}{count}")
+            prev, count = letter, 1
+    if prev is not None:
+        out.append(f"{prev}{count}")
+    return "".join(out)
+
+
+@lru_cache(maxsize=1 << 16)
+def gap_symbol(gap: str, indent: str) -> str:
+    """Symbol for whitespace `gap` that starts on a line indented by `indent`."""
+    if "\n" not in gap:
+        return GAP_MARK + _runs(gap)
+    lines = gap.split("\n")
+    first, middle, last = lines[0], lines[1:-1], lines[-1]
+    crlf = first.endswith("\r")
+    if crlf:
+        first = first[:-1]
+    blank_ws = False
+    for m in middle:
+        if m.endswith("\r"):
+            m = m[:-1]
+        blank_ws = blank_ws or bool(m)
+    head = _runs(first) + "|" if first else ""
+    flags = ("r" if crlf else "") + ("w" if blank_ws else "")
+    if last == indent:
+        shape = "="
+    elif last.startswith(indent):
+        shape = "+" + _runs(last[len(indent):])
+    elif indent.startswith(last):
+        shape = "-" + _runs(indent[len(last):])
+    else:
+        shape = "@" + _runs(last)
+    return f"{GAP_MARK}{head}n{len(lines) - 1}{flags}{shape}"
+
+
+def line_indents(stream: TokenStream) -> list[str]:
+    """Indentation of the line on which each gap starts (len(stream) + 1 entries)."""
+    src = stream.source
+    indents = [""]
+    indent = ""
+    for i in range(len(stream.kinds)):
+        gap = stream.gap_text(i)
+        nl = gap.rfind("\n")
+        if nl >= 0:
+            indent = gap[nl + 1:]
+        s, e = stream.starts[i], stream.ends[i]
+        nl = src.rfind("\n", s, e)
+        if nl >= 0:  # multi-line token: the next gap starts on its last line
+            j = nl + 1
+            while j < e and src[j] in " \t\f":
+                j += 1
+            indent = src[nl + 1:j]
+        indents.append(indent)
+    return indents
+
+
+@dataclass(frozen=True)
+class Scheme:
+    name: str
+    description: str
+    token_symbol: Callable[[str, str], str]   # (kind, text) -> symbol
+
+    def symbols(self, stream: TokenStream) -> list[str]:
+        return symbols(stream, self.token_symbol)
+
+    def token_symbols(self, stream: TokenStream) -> list[str]:
+        src, tok = stream.source, self.token_symbol
+        return [tok(k, src[s:e]) for k, s, e in zip(stream.kinds, stream.starts, stream.ends)]
+
+
+def symbols(stream: TokenStream, token_symbol) -> list[str]:
+    """The alternating gap/token symbol sequence (the hot path of corpus building: kept lean)."""
+    src = stream.source
+    out = []
+    append = append_ = out.append
+    indent = ""
+    prev = 0
+    gsym = gap_symbol
+    for kind, s, e in zip(stream.kinds, stream.starts, stream.ends):
+        gap = src[prev:s]
+        append(gsym(gap, indent))
+        if "\n" in gap:
+            indent = gap[gap.rfind("\n") + 1:]
+        text = src[s:e]
+        append_(token_symbol(kind, text))
+        if "\n" in text:
+            line = text[text.rfind("\n") + 1:]
+            indent = line[: len(line) - len(line.lstrip(" \t\f"))]
+        prev = e
+    append(gsym(src[prev:], indent))
+    return out
+
+
+def _safe(text: str, fallback: str) -> str:
+    """Use a token's text as its symbol only when KenLM can take it."""
+    if not text or text in RESERVED or text.startswith(GAP_MARK) or any(c.isspace() for c in text):
+        return fallback
+    return text
+
+
+@lru_cache(maxsize=1 << 16)
+def _kind_symbol(kind: str, text: str) -> str:
+    sym = LITERAL_SYMBOLS.get(kind) or IDENTIFIER_SYMBOLS.get(kind)
+    if sym is not None:
+        if sym == "BLOCKCOMMENT" and text.startswith("/**"):
+            return "JAVADOC"
+        return sym
+    return _safe(text, kind.upper())
+
+
+@lru_cache(maxsize=1 << 18)
+def _text_symbol(kind: str, text: str) -> str:
+    if kind in IDENTIFIER_SYMBOLS:
+        return _safe(text, IDENTIFIER_SYMBOLS[kind])
+    return _kind_symbol(kind, text)
+
+
+SCHEMES: dict[str, Scheme] = {
+    "kind": Scheme("kind", "identifiers and literals abstracted to their kind (default)", _kind_symbol),
+    "text": Scheme("text", "identifier text kept, literals abstracted to their kind", _text_symbol),
+}
+DEFAULT_SCHEME = "kind"
+
+
+class UnknownScheme(ValueError):
+    pass
+
+
+def get_scheme(name: str) -> Scheme:
+    try:
+        return SCHEMES[name]
+    except KeyError:
+        raise UnknownScheme(f"unknown token scheme '{name}' (known: {', '.join(sorted(SCHEMES))})") from None

@@ -1,0 +1,80 @@
+"""The things that flow out of parsing: tokens, the whitespace gaps between them, and whole streams.
+
+Offsets are 1-based character offsets of the file as read in UTF-8 with newlines untouched.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    kind: str    # tree-sitter node type ('identifier', '{', 'line_comment', ...), or 'error' / 'bom'
+    text: str
+    start: int   # 1-based character offset of the first character
+
+    @property
+    def end(self) -> int:
+        """1-based offset just past the last character."""
+        return self.start + len(self.text)
+
+
+@dataclass(frozen=True, slots=True)
+class Gap:
+    text: str    # the exact whitespace before a token (or after the last one), possibly empty
+    start: int   # 1-based character offset where the gap begins (the next token's start when empty)
+
+    @property
+    def end(self) -> int:
+        return self.start + len(self.text)
+
+
+@dataclass(frozen=True, slots=True)
+class TokenStream:
+    """A file as alternating gaps and tokens: gap[0] tok[0] gap[1] tok[1] ... tok[n-1] gap[n].
+
+    Kept as parallel lists of kinds and 0-based character spans because building millions of objects is
+    what made tokenization slow; `tokens` and `gaps` build the dataclasses on demand.
+    """
+    source: str
+    kinds: tuple[str, ...]
+    starts: tuple[int, ...]   # 0-based, inclusive
+    ends: tuple[int, ...]     # 0-based, exclusive
+
+    def __post_init__(self):
+        if not (len(self.kinds) == len(self.starts) == len(self.ends)):
+            raise ValueError("kinds, starts and ends differ in length")
+
+    def __len__(self) -> int:
+        return len(self.kinds)
+
+    def token_text(self, i: int) -> str:
+        return self.source[self.starts[i]:self.ends[i]]
+
+    def gap_text(self, i: int) -> str:
+        """Whitespace before token i; i == len(self) is the trailing gap."""
+        lo = self.ends[i - 1] if i > 0 else 0
+        hi = self.starts[i] if i < len(self.kinds) else len(self.source)
+        return self.source[lo:hi]
+
+    def gap_start(self, i: int) -> int:
+        """0-based offset where gap i begins."""
+        return self.ends[i - 1] if i > 0 else 0
+
+    @property
+    def tokens(self) -> tuple[Token, ...]:
+        src = self.source
+        return tuple(Token(k, src[s:e], s + 1) for k, s, e in zip(self.kinds, self.starts, self.ends))
+
+    @property
+    def gaps(self) -> tuple[Gap, ...]:
+        return tuple(Gap(self.gap_text(i), self.gap_start(i) + 1) for i in range(len(self.kinds) + 1))
+
+    def reassemble(self) -> str:
+        """Concatenate gaps and tokens; equals `source` for every stream (the lossless property)."""
+        parts = []
+        for i in range(len(self.kinds)):
+            parts.append(self.gap_text(i))
+            parts.append(self.token_text(i))
+        parts.append(self.gap_text(len(self.kinds)))
+        return "".join(parts)
