@@ -1,0 +1,214 @@
+"""`bin/evaluate TASK ...`: read predictions and answers, call the registered metric, print the numbers.
+
+Exit status: 0 on success, 2 on a usage error or bad input (one line on stderr that names the file).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Sequence, TextIO
+
+from evaluation import codrep2018, codrep2019, fim, plur, registry, stamina
+from evaluation.common import InputError, signature
+
+PROG = "evaluate"
+EXIT_ERROR = 2
+
+
+def _read_text(path: str) -> tuple[str, str]:
+    """(content, name for messages) of a file, `-` being standard input."""
+    if path == "-":
+        return sys.stdin.read(), "<stdin>"
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read(), path
+    except OSError as error:
+        raise InputError(f"{path}: cannot read ({error.strerror})") from None
+    except UnicodeDecodeError as error:
+        raise InputError(f"{path}: not UTF-8 ({error.reason} at byte {error.start})") from None
+
+
+def _dataset_folders(option: str | None) -> list[str] | None:
+    if option is None:
+        return None
+    folders = [folder for folder in option.split(":") if folder]
+    if not folders:
+        raise InputError("--datasets names no folder")
+    return folders
+
+
+def _folders_signature(folders: Sequence[str]) -> str:
+    return ":".join(os.path.basename(os.path.normpath(folder)) for folder in folders)
+
+
+# --- codrep2019 -------------------------------------------------------------------------------------------
+
+def _run_codrep2019(args: argparse.Namespace, out: TextIO) -> None:
+    text, source = _read_text(args.predictions)
+    predictions = codrep2019.parse_predictions(text.splitlines(), source)
+    folders = _dataset_folders(args.datasets)
+    if folders is None:
+        # Without --datasets, the tasks are those of every folder a prediction names.
+        folders = sorted({os.path.dirname(path) for path in predictions})
+        if not folders:
+            raise InputError(f"{source}: no predictions and no --datasets: nothing to evaluate")
+    answers = codrep2019.read_datasets(folders)
+    outside = [path for path in predictions if path not in answers]
+    if outside:
+        raise InputError(f"{source}: {outside[0]} is not a task of the datasets {':'.join(folders)}")
+    scores = registry.get("codrep2019").function(answers, predictions)
+    print(f"Total files: {scores.total_files}", file=out)
+    print(f"MRR: {scores.mrr}", file=out)
+    for k, recall in scores.recall:
+        print(f"Recall@{k}: {recall}", file=out)
+    print(signature("codrep2019", [("datasets", _folders_signature(folders))]), file=out)
+
+
+# --- codrep2018 -------------------------------------------------------------------------------------------
+
+def _run_codrep2018(args: argparse.Namespace, out: TextIO) -> None:
+    text, source = _read_text(args.predictions)
+    predictions = codrep2018.parse_predictions(text.splitlines(), source)
+    folders = _dataset_folders(args.datasets)
+    if folders is None:
+        # Tasks/N.txt -> the dataset folder above Tasks/
+        folders = sorted({os.path.dirname(os.path.dirname(path)) for path in predictions})
+        if not folders:
+            raise InputError(f"{source}: no predictions and no --datasets: nothing to evaluate")
+    solutions = codrep2018.read_datasets(folders)
+    outside = [path for path in predictions if path not in solutions]
+    if outside:
+        raise InputError(f"{source}: {outside[0]} is not a task of the datasets {':'.join(folders)}")
+    line_counts = {path: codrep2018.read_program_line_count(path) for path in predictions}
+    codrep2018.check_line_ranges(predictions, line_counts)
+    scores = registry.get("codrep2018").function(solutions, predictions)
+    print(f"Total files: {scores.total_files}", file=out)
+    print(f"Average line error: {scores.average_line_error}", file=out)
+    print(f"Recall@1: {scores.recall_at_1}", file=out)
+    print(signature("codrep2018", [("datasets", _folders_signature(folders))]), file=out)
+
+
+# --- plur -------------------------------------------------------------------------------------------------
+
+def _run_plur(args: argparse.Namespace, out: TextIO) -> None:
+    examples = plur.read_examples(args.prediction_file, args.target_file, args.top_n)
+    metrics = registry.get(f"plur:{args.dataset}").function(examples.beams, examples.targets)
+    for key, value in metrics.items():
+        print(f"{key}: {value:.5f}", file=out)
+    print(signature("plur", [("dataset", args.dataset), ("top_n", args.top_n)]), file=out)
+
+
+# --- fim --------------------------------------------------------------------------------------------------
+
+def _run_fim(args: argparse.Namespace, out: TextIO) -> None:
+    if args.records is not None:
+        if args.middles or args.generations:
+            raise InputError("give either a JSON records file or --middles with --generations, not both")
+        text, source = _read_text(args.records)
+        examples = fim.parse_records(text, source)
+    elif args.middles and args.generations:
+        middles, middle_source = _read_text(args.middles)
+        generations, generated_source = _read_text(args.generations)
+        examples = fim.pair_lines(middles.splitlines(), generations.splitlines(), middle_source,
+                                  generated_source)
+    else:
+        raise InputError("give a JSON records file, or both --middles and --generations")
+    score = registry.get("fim").function
+    rows = [score(example) for example in examples]
+    if args.per_example:
+        print("\t".join(("index",) + fim.METRIC_NAMES), file=out)
+        for index, row in enumerate(rows):
+            print("\t".join([str(index)] + [f"{getattr(row, name):.5f}" for name in fim.METRIC_NAMES]), file=out)
+    means = fim.mean_scores(rows)
+    print(f"examples: {len(rows)}", file=out)
+    for name in fim.METRIC_NAMES:
+        print(f"{name}: {getattr(means, name):.5f}", file=out)
+    print(signature("fim", fim.options_signature()), file=out)
+
+
+# --- stamina ----------------------------------------------------------------------------------------------
+
+def _run_stamina(args: argparse.Namespace, out: TextIO) -> None:
+    predicted_text, predicted_source = _read_text(args.predictions)
+    actual_text, actual_source = _read_text(args.labels)
+    predicted = stamina.parse_labels(predicted_text, predicted_source)
+    actual = stamina.parse_labels(actual_text, actual_source)
+    if len(predicted) != len(actual):
+        raise InputError(f"{predicted_source}: {len(predicted)} labels but {actual_source} has {len(actual)}")
+    result = registry.get("stamina").function(predicted, actual)
+    print(f"TP: {result.true_positive}  FN: {result.false_negative}  "
+          f"TN: {result.true_negative}  FP: {result.false_positive}", file=out)
+    print(f"sensitivity: {result.sensitivity:.5f}", file=out)
+    print(f"specificity: {result.specificity:.5f}", file=out)
+    print(f"BCR: {result.bcr:.5f}", file=out)
+    print(f"solved: {'yes' if result.solved else 'no'} (BCR >= {stamina.SOLVED_BCR})", file=out)
+    print(signature("stamina", [("solved_at", stamina.SOLVED_BCR)]), file=out)
+
+
+def _run_list(args: argparse.Namespace, out: TextIO) -> None:
+    for metric in registry.METRICS.values():
+        print(f"{metric.name}\t{metric.summary}", file=out)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=PROG, description="Offline evaluation of stored predictions.")
+    tasks = parser.add_subparsers(dest="task", metavar="TASK", required=True)
+
+    rank = tasks.add_parser("codrep2019", help="CodRep 2019: MRR of ranked offsets read from stdin")
+    rank.add_argument("-d", "--datasets", help="task folders separated by ':' (default: the predicted ones)")
+    rank.add_argument("-p", "--predictions", default="-", help="prediction file (default: stdin)")
+    rank.set_defaults(run=_run_codrep2019)
+
+    line = tasks.add_parser("codrep2018", help="CodRep 2018: average line error of predicted lines")
+    line.add_argument("-d", "--datasets",
+                      help="dataset folders (with Tasks/, Solutions/) separated by ':' (default: the predicted ones)")
+    line.add_argument("-p", "--predictions", default="-", help="prediction file (default: stdin)")
+    line.set_defaults(run=_run_codrep2018)
+
+    plur_parser = tasks.add_parser("plur", help="PLUR evaluator, offline mode")
+    plur_parser.add_argument("--dataset", required=True, choices=sorted(plur.DATASETS))
+    plur_parser.add_argument("--prediction_file", "--prediction-file", required=True)
+    plur_parser.add_argument("--target_file", "--target-file", required=True)
+    plur_parser.add_argument("--top_n", "--top-n", type=_positive_int, default=1)
+    plur_parser.set_defaults(run=_run_plur)
+
+    fim_parser = tasks.add_parser("fim", help="single-line fill-in-the-middle")
+    fim_parser.add_argument("records", nargs="?", help="JSON list of {prefix, middle, suffix, generated}")
+    fim_parser.add_argument("--middles", help="file of true middles, one per line")
+    fim_parser.add_argument("--generations", help="file of generated middles, one per line")
+    fim_parser.add_argument("--per-example", action="store_true", help="also print one row per example")
+    fim_parser.set_defaults(run=_run_fim)
+
+    bcr = tasks.add_parser("stamina", help="StaMinA balanced classification rate")
+    bcr.add_argument("--predictions", required=True, help="predicted labels: 0/1 string or one per line")
+    bcr.add_argument("--labels", required=True, help="true labels, same format")
+    bcr.set_defaults(run=_run_stamina)
+
+    listing = tasks.add_parser("list", help="list the registered metrics")
+    listing.set_defaults(run=_run_list)
+    return parser
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {value}")
+    return value
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        args.run(args, sys.stdout)
+    except InputError as error:
+        print(f"{PROG}: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

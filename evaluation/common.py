@@ -1,0 +1,38 @@
+"""What every metric family shares: the input error, the version, and the signature line."""
+from __future__ import annotations
+
+import functools
+import importlib.metadata
+import pathlib
+import tomllib
+from typing import Iterable
+
+
+class InputError(ValueError):
+    """Bad input (file, line or value); its message is one line that names where the problem is."""
+
+
+@functools.cache
+def version() -> str:
+    """The project's version: installed metadata, else pyproject.toml (the checkout is often not installed)."""
+    try:
+        return importlib.metadata.version("unnatural")
+    except importlib.metadata.PackageNotFoundError:
+        pass
+    pyproject = pathlib.Path(__file__).resolve().parent.parent / "pyproject.toml"
+    try:
+        return tomllib.loads(pyproject.read_text())["project"]["version"]
+    except (OSError, KeyError, tomllib.TOMLDecodeError):
+        return "unknown"
+
+
+def signature(task: str, options: Iterable[tuple[str, object]]) -> str:
+    """sacrebleu-style signature: `evaluate:TASK|key:value|...|version:V`, so a number can be reproduced."""
+    fields = [f"evaluate:{task}"] + [f"{key}:{value}" for key, value in options]
+    fields.append(f"version:{version()}")
+    return "|".join(fields)
+
+
+def safe_ratio(numerator: float, denominator: float) -> float:
+    """numerator / denominator, 0.0 when the denominator is 0 (the convention of the reference evaluators)."""
+    return numerator / denominator if denominator else 0.0
