@@ -1,0 +1,67 @@
+"""A file's text -> every character offset, most suspicious first."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from lm.model import LanguageModel
+from parsing.java import tokenize
+from parsing.schemes import Scheme
+
+from .repairs import Repair, edit_offset, gap_edits
+from .score import repair_delta, score_stream
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    offset: int       # 1-based character offset
+    score: float      # log10 gain of the best repair blaming this offset
+    repair: Repair
+
+
+@dataclass(frozen=True)
+class RankedFile:
+    path: str
+    length: int                     # characters in the file
+    findings: tuple[Finding, ...]   # candidate offsets, best first
+
+    def offsets(self) -> np.ndarray:
+        """All offsets 1..length: the candidates best first, then every other offset ascending."""
+        cand = np.fromiter((f.offset for f in self.findings), dtype=np.int64, count=len(self.findings))
+        mask = np.ones(self.length + 1, dtype=bool)
+        mask[0] = False
+        mask[cand] = False
+        return np.concatenate([cand, np.flatnonzero(mask)])
+
+    def line(self) -> str:
+        """The CodRep 2019 prediction line: '<path> <offset> <offset> ...'."""
+        if self.length == 0:
+            return self.path
+        return self.path + " " + " ".join(map(str, self.offsets().tolist()))
+
+
+def find_repairs(lm: LanguageModel, scheme: Scheme, text: str) -> list[Finding]:
+    """Score every plausible repair; each offset keeps its best repair; best first (ties: lower offset)."""
+    stream = tokenize(text)
+    scored = score_stream(lm, scheme, stream)
+    n = len(text)
+    best: dict[int, Finding] = {}
+    for i in range(len(stream) + 1):
+        gap = stream.gap_text(i)
+        start = stream.gap_start(i)
+        end = start + len(gap)
+        for repaired, where in gap_edits(gap):
+            offset = edit_offset(where, start, end)
+            if offset > n:
+                continue   # an insertion after the file's last character
+            delta = repair_delta(lm, scored, i, repaired)
+            f = best.get(offset)
+            if f is None or delta > f.score:
+                best[offset] = Finding(offset, delta, Repair(i, gap, repaired, offset))
+    return sorted(best.values(), key=lambda f: (-f.score, f.offset))
+
+
+def rank_text(lm: LanguageModel, scheme: Scheme, text: str, path: str = "") -> RankedFile:
+    findings = find_repairs(lm, scheme, text) if text else []
+    return RankedFile(path, len(text), tuple(findings))

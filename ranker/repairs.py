@@ -1,0 +1,52 @@
+"""Plausible repairs of one gap, and the character offset each repair blames.
+
+A CodRep 2019 error is one whitespace character inserted, deleted or replaced. Undoing it means, for the
+gap it landed in: deleting a character, replacing one, or inserting one. The answer offset is the
+character that was inserted or replaced, or, for a deletion, where the character was (the next token's
+first character when the gap became empty, else the gap's first remaining character). Edits at the gap's
+first and last character and at the next token cover every answer in the shared data sets.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+WHITESPACE = (" ", "\t", "\n")
+FIRST, LAST, NEXT = 0, 1, 2   # where a repair points: gap's first char, gap's last char, next token's first char
+
+
+@dataclass(frozen=True, slots=True)
+class Repair:
+    gap: int          # gap index (gap i precedes token i)
+    observed: str     # the gap's text now
+    repaired: str     # its text after the repair
+    offset: int       # 1-based character offset the repair blames
+
+
+def gap_edits(gap: str) -> list[tuple[str, int]]:
+    """(repaired gap text, FIRST/LAST/NEXT) for every single-character edit worth scoring."""
+    out: list[tuple[str, int]] = []
+    if not gap:
+        for c in WHITESPACE:
+            out.append((c, NEXT))
+        return out
+    first, last = gap[0], gap[-1]
+    out.append((gap[1:], FIRST))                      # the first character was inserted
+    if len(gap) > 1 and gap[:-1] != gap[1:]:
+        out.append((gap[:-1], LAST))                  # the last character was inserted
+    for c in WHITESPACE:
+        if c != first:
+            out.append((c + gap[1:], FIRST))          # the first character replaced another
+        if len(gap) > 1 and c != last:
+            out.append((gap[:-1] + c, LAST))          # the last character replaced another
+        out.append((c + gap, FIRST))                  # a character was deleted before the gap's start
+        out.append((gap + c, NEXT))                   # ... or at its end
+    return out
+
+
+def edit_offset(where: int, gap_start: int, gap_end: int) -> int:
+    """1-based offset blamed by an edit, from the gap's 0-based [start, end)."""
+    if where == FIRST:
+        return gap_start + 1 if gap_end > gap_start else gap_end + 1
+    if where == LAST:
+        return gap_end
+    return gap_end + 1

@@ -1,0 +1,103 @@
+"""Score repairs by how much more probable they make the symbol stream under a KenLM model.
+
+For a repair of gap i, only symbol 2i changes, plus the next newline gap's symbol when the repair moves
+the indentation it is measured against. Rescoring starts from the stored KenLM state before symbol 2i and
+stops as soon as the state after a symbol equals the original one: from there on every score is the same.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import kenlm
+
+from lm.model import LanguageModel
+from parsing.schemes import Scheme, gap_symbol
+from parsing.tokens import TokenStream
+
+
+@dataclass(frozen=True)
+class ScoredStream:
+    """A file's symbols with the per-symbol log10 scores and the KenLM state before each symbol."""
+    stream: TokenStream
+    symbols: list[str]          # 2n+1 symbols, then '</s>'
+    scores: list[float]         # log10 P(symbol k | history), len == len(symbols)
+    states: list[kenlm.State]   # states[k]: context symbol k was scored in
+    indents: list[str]          # indentation of the line each gap starts on
+    next_newline_gap: list[int] # for gap i: the next gap whose symbol depends on gap i's indentation, or -1
+
+
+def score_stream(lm: LanguageModel, scheme: Scheme, stream: TokenStream) -> ScoredStream:
+    symbols = scheme.symbols(stream) + ["</s>"]
+    base = lm.model.BaseScore
+    state = lm.begin()
+    states, scores = [state], []
+    for sym in symbols:
+        out = kenlm.State()
+        scores.append(base(state, sym, out))
+        states.append(out)
+        state = out
+    indents, next_nl = _indent_links(stream)
+    return ScoredStream(stream, symbols, scores, states, indents, next_nl)
+
+
+def _indent_links(stream: TokenStream):
+    src = stream.source
+    n = len(stream.kinds)
+    indents = [""] * (n + 1)
+    next_nl = [-1] * (n + 1)
+    indent = ""
+    pending: list[int] = []   # gaps whose indentation the next newline gap is measured against
+    for i in range(n + 1):
+        gap = stream.gap_text(i)
+        indents[i] = indent
+        if "\n" in gap:
+            for p in pending:
+                next_nl[p] = i
+            pending = []
+            indent = gap[gap.rfind("\n") + 1:]
+        pending.append(i)
+        if i < n:
+            s, e = stream.starts[i], stream.ends[i]
+            nl = src.rfind("\n", s, e)
+            if nl >= 0:           # a multi-line token sets the indentation itself
+                line = src[nl + 1:e]
+                indent = line[: len(line) - len(line.lstrip(" \t\f"))]
+                pending = []
+    return indents, next_nl
+
+
+def repair_delta(lm: LanguageModel, scored: ScoredStream, gap: int, repaired: str) -> float:
+    """log10 P(repaired stream) - log10 P(observed stream)."""
+    changes = {2 * gap: gap_symbol(repaired, scored.indents[gap])}
+    j = scored.next_newline_gap[gap]
+    if j >= 0:
+        new_indent = repaired[repaired.rfind("\n") + 1:] if "\n" in repaired else scored.indents[gap]
+        sym_j = gap_symbol(scored.stream.gap_text(j), new_indent)
+        if sym_j != scored.symbols[2 * j]:
+            changes[2 * j] = sym_j
+    return _rescore(lm, scored, changes)
+
+
+def _rescore(lm, scored: ScoredStream, changes: dict[int, str]) -> float:
+    base = lm.model.BaseScore
+    symbols, scores, states = scored.symbols, scored.scores, scored.states
+    todo = sorted(changes)
+    end = len(symbols)
+    delta = 0.0
+    t = 0
+    k = todo[0]
+    state = states[k]
+    while k < end:
+        out = kenlm.State()
+        delta += base(state, changes.get(k, symbols[k]), out) - scores[k]
+        k += 1
+        if out == states[k]:
+            # same context as the observed stream: scores agree until the next changed symbol
+            while t < len(todo) and todo[t] < k:
+                t += 1
+            if t == len(todo):
+                break
+            k = todo[t]
+            out = states[k]
+        state = out
+    return delta

@@ -1,0 +1,52 @@
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+DATA = ROOT / ".data"
+
+
+def data_path(*parts) -> Path:
+    """A shared data set folder, or skip the test when it has not been unpacked (make data)."""
+    p = DATA.joinpath(*parts)
+    if not p.exists():
+        pytest.skip(f"{p} not unpacked (run 'make data')")
+    return p
+
+
+@pytest.fixture
+def lmplz_available():
+    from lm.kenlm_tools import KenlmError, tool
+    try:
+        tool("lmplz")
+    except KenlmError as e:
+        pytest.skip(str(e))
+
+
+TINY_JAVA = {
+    "A.java": "package p;\n\nclass A {\n    int x = 1;\n\n    void f(int a, int b) {\n        if (a > b) {\n            x = a + b;\n        }\n    }\n}\n",
+    "B.java": "package p;\n\nclass B {\n    String s = \"b\";\n\n    int g(int[] v) {\n        for (int i = 0; i < v.length; i++) {\n            s = s + v[i];\n        }\n        return v.length;\n    }\n}\n",
+    "C.java": "package q;\n\nimport java.util.List;\n\nclass C {\n    List<String> names;\n\n    void h() {\n        while (names.isEmpty()) {\n            names.add(\"c\");\n        }\n    }\n}\n",
+}
+
+
+@pytest.fixture
+def tiny_corpus(tmp_path) -> Path:
+    """A few clean Java files written by the test itself."""
+    d = tmp_path / "corpus"
+    d.mkdir()
+    for name, text in TINY_JAVA.items():
+        (d / name).write_text(text)
+    return d
+
+
+@pytest.fixture
+def tiny_model(tmp_path, tiny_corpus, lmplz_available) -> Path:
+    """A real order-4 KenLM model trained by lmplz on the tiny corpus."""
+    from lm.build import BuildConfig, build
+    out = tmp_path / "tiny.bin"
+    build(BuildConfig((str(tiny_corpus),), order=4, output=out), progress=False)
+    return out

@@ -1,0 +1,135 @@
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from parsing.java import tokenize
+from parsing.lossless import check_stream
+from parsing.offsets import byte_to_char
+from parsing.schemes import GAP_MARK, RESERVED, SCHEMES, UnknownScheme, gap_symbol, get_scheme, line_indents
+
+TRICKY = {
+    "non-ascii identifiers": 'class Ä {\n    int größe = 1;\n    String 名前 = "日本";\n}\n',
+    "non-ascii strings and comments": '// café ☕\nclass A { String s = "naïve — ok"; /* ü */ int x; }\n',
+    "astral plane": 'class A { String s = "𝄞𝄞"; int y; } // 😀 end\n',
+    "crlf": "class A {\r\n    int x;\r\n}\r\n",
+    "tabs": "class A {\n\tint x;\n\t\tint y ;\n}\n",
+    "bom": "\ufeffclass A { int x; }\n",
+    "no trailing newline": "class A { int x; }",
+    "text block": 'class A {\n    String s = """\n        hi  there\n        """;\n}\n',
+    "char literals": "class A { char c = ' '; char d = '\\t'; }\n",
+    "parse errors": "class A { int x = ; void }} @@ ### \n",
+    "unterminated comment": "class A { /* never closed\n int x;\n",
+    "form feed": "class A {\x0c int x;\x0b}\n",
+    "empty": "",
+    "only whitespace": " \n\t\r\n",
+    "nbsp": "class\u00a0A {}\n",
+}
+
+
+@pytest.mark.parametrize("name", TRICKY)
+def test_tricky_files_are_lossless_with_exact_spans(name):
+    stream = tokenize(TRICKY[name])
+    assert check_stream(stream) is None
+    assert stream.reassemble() == TRICKY[name]
+
+
+@pytest.mark.parametrize("text, token, expected_start", [
+    ('class Ä { int größe; }', "größe", 15),
+    ('class A { String s = "日本"; int y; }', "y", 32),
+    ('class A { String s = "𝄞"; int y; }', "y", 31),   # one character, four bytes
+    ("\ufeffclass A {}", "A", 8),                          # the BOM is character 1
+    ("class A {\r\n int y;\r\n}", "y", 17),                # CRLF stays two characters
+    ("class A {\n\tint y;}", "y", 16),
+])
+def test_offsets_are_1_based_characters_not_bytes(text, token, expected_start):
+    toks = {t.text: t for t in tokenize(text).tokens}
+    assert toks[token].start == expected_start
+    assert text[expected_start - 1:expected_start - 1 + len(token)] == token
+
+
+@pytest.mark.parametrize("text", ["abc", "aé日𝄞b", "", "\ufeffx"])
+def test_byte_to_char_maps_every_character_start(text):
+    data = text.encode("utf-8")
+    to_char = byte_to_char(data, text)
+    b = 0
+    for i, ch in enumerate(text):
+        assert to_char(b) == i
+        b += len(ch.encode("utf-8"))
+    assert to_char(len(data)) == len(text)
+
+
+def test_comments_strings_and_text_blocks_are_whole_tokens():
+    stream = tokenize(TRICKY["text block"] + '/** doc */ // line\nclass B { char c = \'x\'; String t = "a b"; }')
+    texts = [t.text for t in stream.tokens]
+    assert '"""\n        hi  there\n        """' in texts
+    assert "/** doc */" in texts and "// line" in texts and "'x'" in texts and '"a b"' in texts
+
+
+def test_error_nodes_and_bom_become_tokens():
+    kinds = [t.kind for t in tokenize(TRICKY["parse errors"]).tokens]
+    assert "ERROR" in kinds or "error" in kinds
+    assert tokenize(TRICKY["bom"]).tokens[0].kind == "bom"
+
+
+JAVA_PIECES = ["class", "A", "{", "}", "(", ")", ";", "int", "x", "=", "1", "+", "\"s t\"", "'c'",
+               "// c\n", "/* b */", "/** d */", "@Override", "<", ">", ",", ".", "return", "if"]
+WHITESPACE = ["", " ", "  ", "\t", "\n", "\r\n", "\n    ", "\x0c", "\n\n\t"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(JAVA_PIECES), st.sampled_from(WHITESPACE), st.text(max_size=4)),
+                max_size=40))
+def test_property_random_mixtures_are_lossless(pieces):
+    text = "".join(pieces)
+    stream = tokenize(text)
+    assert check_stream(stream) is None
+
+
+@pytest.mark.parametrize("gap, indent, symbol", [
+    ("", "", "·"),
+    (" ", "", "·s1"),
+    ("\t\t", "    ", "·t2"),
+    (" \t", "", "·s1t1"),
+    ("\n    ", "    ", "·n1="),
+    ("\n        ", "    ", "·n1+s4"),
+    ("\n", "    ", "·n1-s4"),
+    ("\n\n    ", "", "·n2+s4"),
+    ("  \n    ", "    ", "·s2|n1="),
+    ("\r\n\t", "", "·n1r+t1"),
+    ("\n  \n", "", "·n2w="),
+    ("\n\t", "    ", "·n1@t1"),
+    ("\x0c", "", "·f1"),
+])
+def test_gap_symbols(gap, indent, symbol):
+    assert gap_symbol(gap, indent) == symbol
+
+
+@pytest.mark.parametrize("scheme", sorted(SCHEMES))
+@pytest.mark.parametrize("name", TRICKY)
+def test_symbols_alternate_and_are_kenlm_safe(scheme, name):
+    stream = tokenize(TRICKY[name])
+    syms = get_scheme(scheme).symbols(stream)
+    assert len(syms) == 2 * len(stream) + 1
+    for i, s in enumerate(syms):
+        assert s and not any(c.isspace() for c in s) and s not in RESERVED
+        assert s.startswith(GAP_MARK) == (i % 2 == 0)
+
+
+def test_schemes_abstract_identifiers_only_in_kind():
+    stream = tokenize('class Foo { int bar = 42; String s = "x"; }')
+    assert get_scheme("kind").token_symbols(stream) == \
+        ["class", "ID", "{", "int", "ID", "=", "NUM", ";", "TYPE", "ID", "=", "STR", ";", "}"]
+    assert get_scheme("text").token_symbols(stream) == \
+        ["class", "Foo", "{", "int", "bar", "=", "NUM", ";", "String", "s", "=", "STR", ";", "}"]
+
+
+def test_indentation_is_tracked_through_multiline_tokens():
+    stream = tokenize("class A {\n    /* a\n       b */ int x;\n}")
+    indents = line_indents(stream)
+    # the gap after the comment starts on the comment's last line, indented 7 spaces
+    i = [t.text for t in stream.tokens].index("int")
+    assert indents[i] == "       "
+
+
+def test_unknown_scheme_is_an_error():
+    with pytest.raises(UnknownScheme, match="unknown token scheme 'nope'"):
+        get_scheme("nope")
