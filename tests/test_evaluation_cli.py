@@ -1,0 +1,70 @@
+"""The registry and what every task of `bin/evaluate` shares: dispatch, signatures, exit statuses, the shim."""
+import os
+import subprocess
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from evaluation import cli, codrep2019, plur, registry
+from evaluation.common import signature, version
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_registry_names_every_task_and_every_plur_dataset():
+    expected = {"codrep2019", "codrep2018", "fim", "stamina"} | {f"plur:{name}" for name in plur.DATASETS}
+    assert set(registry.METRICS) == expected
+    assert len(plur.DATASETS) == 8
+    assert registry.get("codrep2019").function is codrep2019.score_rankings
+    with pytest.raises(KeyError, match="unknown metric 'bleu'"):
+        registry.get("bleu")
+
+
+def test_every_registered_task_has_a_cli_subcommand():
+    parser = cli.build_parser()
+    for metric in registry.METRICS.values():
+        with pytest.raises(SystemExit) as exit_info:
+            parser.parse_args([metric.task, "--help"])
+        assert exit_info.value.code == 0
+
+
+def test_signature_line():
+    assert signature("codrep2019", [("datasets", "validation")]) == \
+        f"evaluate:codrep2019|datasets:validation|version:{version()}"
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert version() == pyproject["project"]["version"]
+
+
+def test_list_prints_the_registry(capsys):
+    assert cli.main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\n") == len(registry.METRICS) and "plur:funcom_dataset\t" in out
+
+
+@pytest.mark.parametrize("argv", [[], ["nope"], ["codrep2019", "--bogus"], ["stamina", "--labels", "x"]])
+def test_usage_errors_exit_2(argv, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(argv)
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err.startswith("usage: evaluate")
+
+
+def test_bin_evaluate_is_the_two_line_shim_and_runs(tmp_path):
+    shim = ROOT / "bin" / "evaluate"
+    assert shim.read_text() == '#!/usr/bin/env bash\nexec "$(dirname "$0")/_run" evaluation.cli "$@"\n'
+    assert os.access(shim, os.X_OK)
+    if not (ROOT / ".venv" / "bin" / "python").exists():
+        pytest.skip("no .venv")
+    (tmp_path / "p").write_text("a\n")
+    (tmp_path / "t").write_text("a b\n")
+    done = subprocess.run(
+        [str(shim), "plur", "--dataset", "code2seq_dataset", "--prediction_file", str(tmp_path / "p"),
+         "--target_file", str(tmp_path / "t")],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[:3] == ["precision: 1.00000", "recall: 0.50000", "f1_score: 0.66667"]
+    missing = subprocess.run([str(shim), "stamina", "--predictions", str(tmp_path / "absent"), "--labels",
+                              str(tmp_path / "t")], capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 2 and missing.stderr.startswith("evaluate: ") and "absent" in missing.stderr
