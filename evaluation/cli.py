@@ -133,7 +133,7 @@ def _run_stamina(args: argparse.Namespace, out: TextIO) -> None:
     predicted_text, predicted_source = _read_text(args.predictions)
     actual_text, actual_source = _read_text(args.labels)
     predicted = stamina.parse_labels(predicted_text, predicted_source)
-    actual = stamina.parse_labels(actual_text, actual_source)
+    actual = stamina.LABEL_FORMATS[args.labels_format](actual_text, actual_source)
     if len(predicted) != len(actual):
         raise InputError(f"{predicted_source}: {len(predicted)} labels but {actual_source} has {len(actual)}")
     result = registry.get("stamina").function(predicted, actual)
@@ -182,7 +182,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     bcr = tasks.add_parser("stamina", help="StaMinA balanced classification rate")
     bcr.add_argument("--predictions", required=True, help="predicted labels: 0/1 string or one per line")
-    bcr.add_argument("--labels", required=True, help="true labels, same format")
+    bcr.add_argument("--labels", required=True, help="true labels, in the --labels-format")
+    bcr.add_argument("--labels-format", choices=sorted(stamina.LABEL_FORMATS), default="01",
+                     help="01: like the predictions (default); abbadingo: labelled Abbadingo sample; "
+                          "signs: +/- lines of the adl files")
     bcr.set_defaults(run=_run_stamina)
 
     listing = tasks.add_parser("list", help="list the registered metrics")

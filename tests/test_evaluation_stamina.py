@@ -1,4 +1,6 @@
 """StaMinA balanced classification rate: hand-computed confusion counts, rates, the 0.99 bar, and the CLI."""
+from pathlib import Path
+
 import pytest
 
 from evaluation import cli, stamina
@@ -101,3 +103,53 @@ def test_cli_errors_exit_2_and_name_the_file(tmp_path, capsys, predicted, truth,
                      "--labels", str(tmp_path / "truth.txt")]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "parser, text, expected",
+    [
+        (stamina.parse_abbadingo_labels, "3 2\n1 2 0 1\n0 0\n1 1 1\n", (True, False, True)),
+        (stamina.parse_abbadingo_labels, "0 2\n", ()),
+        (stamina.parse_signed_labels, "+ 1 0\n- 0\n\n+\n", (True, False, True)),
+    ],
+)
+def test_labelled_sample_files(parser, text, expected):
+    assert parser(text, "s.txt") == expected
+
+
+@pytest.mark.parametrize(
+    "parser, text, message",
+    [
+        (stamina.parse_abbadingo_labels, "1 0 1\n", "s.txt:1: not an Abbadingo header"),
+        (stamina.parse_abbadingo_labels, "", "s.txt:1: not an Abbadingo header"),
+        (stamina.parse_abbadingo_labels, "2 2\n1 0\n", "header announces 2 strings but 1 follow"),
+        (stamina.parse_abbadingo_labels, "1 2\n? 1 0\n", "s.txt:2: label must be 0 or 1"),
+        (stamina.parse_signed_labels, "+ 1\n? 0 1\n", "s.txt:2: label must be \\+ or -, not '\\?'"),
+    ],
+)
+def test_labelled_sample_file_errors(parser, text, message):
+    with pytest.raises(InputError, match=message):
+        parser(text, "s.txt")
+
+
+def test_cli_true_labels_from_an_abbadingo_file(tmp_path, capsys):
+    (tmp_path / "predicted.txt").write_text("110")
+    (tmp_path / "truth.txt").write_text("3 2\n1 1 0\n0 2 0 1\n0 0\n")
+    assert cli.main(["stamina", "--predictions", str(tmp_path / "predicted.txt"), "--labels",
+                     str(tmp_path / "truth.txt"), "--labels-format", "abbadingo"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "TP: 1  FN: 0  TN: 1  FP: 1"
+
+
+DATA = Path(__file__).resolve().parent.parent / ".data" / "stamina"
+
+
+@pytest.mark.data
+@pytest.mark.skipif(not (DATA / "training-abbadingo" / "1_training.txt").exists(), reason="no .data/stamina")
+def test_shared_training_sets_parse_and_score():
+    truth = stamina.parse_abbadingo_labels((DATA / "training-abbadingo" / "1_training.txt").read_text(), "1")
+    assert len(truth) == 10244 and any(truth) and not all(truth)
+    assert stamina.balanced_classification_rate(truth, truth).bcr == 1.0
+    flipped = tuple(not label for label in truth)
+    assert stamina.balanced_classification_rate(flipped, truth).bcr == 0.0
+    signs = stamina.parse_signed_labels((DATA / "adl" / "1_training.txt").read_text(), "adl/1")
+    assert any(signs) and not all(signs)
