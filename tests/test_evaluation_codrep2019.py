@@ -4,6 +4,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from evaluation import cli, codrep2019
 from evaluation.common import InputError, version
@@ -201,3 +203,22 @@ def test_validation_mrr_of_increasing_offsets_and_of_the_answers():
     perfect = {os.path.relpath(path): [answer] for path, answer in answers.items()}
     scores = codrep2019.score_rankings(answers, perfect)
     assert (scores.total_files, scores.mrr, scores.recall_at(1)) == (1000, 1.0, 1.0)
+
+
+@given(st.lists(st.integers(0, 20), max_size=30), st.integers(0, 20))
+def test_reciprocal_rank_is_one_over_the_first_index(ranking, answer):
+    expected = 1 / (ranking.index(answer) + 1) if answer in ranking else 0.0
+    assert codrep2019.reciprocal_rank(ranking, answer) == expected
+
+
+@given(st.lists(st.tuples(st.integers(0, 50), st.lists(st.integers(0, 50), max_size=12)), min_size=1,
+                max_size=40), st.randoms(use_true_random=False))
+def test_mrr_does_not_depend_on_the_order_of_the_tasks(tasks, random):
+    # The ranker and this CLI may walk the tasks in different orders; the MRR must be the same float.
+    answers = [(f"/t/{n}.txt", answer) for n, (answer, _) in enumerate(tasks)]
+    predictions = [(f"/t/{n}.txt", ranking) for n, (_, ranking) in enumerate(tasks)]
+    shuffled_answers, shuffled_predictions = list(answers), list(predictions)
+    random.shuffle(shuffled_answers)
+    random.shuffle(shuffled_predictions)
+    assert codrep2019.score_rankings(dict(answers), dict(predictions)) == \
+        codrep2019.score_rankings(dict(shuffled_answers), dict(shuffled_predictions))
