@@ -70,6 +70,15 @@ class TokenStream:
     def gaps(self) -> tuple[Gap, ...]:
         return tuple(Gap(self.gap_text(i), self.gap_start(i) + 1) for i in range(len(self.kinds) + 1))
 
+    def with_gap(self, i: int, text: str) -> "TokenStream":
+        """The same tokens with gap i replaced by `text` (what a repair of that gap produces)."""
+        lo = self.gap_start(i)
+        hi = self.starts[i] if i < len(self.kinds) else len(self.source)
+        shift = len(text) - (hi - lo)
+        starts = self.starts[:i] + tuple(s + shift for s in self.starts[i:])
+        ends = self.ends[:i] + tuple(e + shift for e in self.ends[i:])
+        return TokenStream(self.source[:lo] + text + self.source[hi:], self.kinds, starts, ends)
+
     def reassemble(self) -> str:
         """Concatenate gaps and tokens; equals `source` for every stream (the lossless property)."""
         parts = []

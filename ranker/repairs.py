@@ -30,9 +30,12 @@ def gap_edits(gap: str) -> list[tuple[str, int]]:
             out.append((c, NEXT))
         return out
     first, last = gap[0], gap[-1]
-    out.append((gap[1:], FIRST))                      # the first character was inserted
-    if len(gap) > 1 and gap[:-1] != gap[1:]:
+    # an inserted character is usually the gap's last (pushed just before a token): when deleting either
+    # end gives the same gap, blame the last
+    if len(gap) > 1:
         out.append((gap[:-1], LAST))                  # the last character was inserted
+    if len(gap) == 1 or gap[1:] != gap[:-1]:
+        out.append((gap[1:], FIRST))                  # the first character was inserted
     for c in WHITESPACE:
         if c != first:
             out.append((c + gap[1:], FIRST))          # the first character replaced another

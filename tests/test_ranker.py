@@ -1,0 +1,113 @@
+import io
+from contextlib import redirect_stderr, redirect_stdout
+
+import pytest
+
+from lm.model import LanguageModel
+from parsing.java import tokenize
+from parsing.schemes import get_scheme
+from ranker.cli import main as rank_main
+from ranker.rank import rank_text
+from ranker.repairs import FIRST, LAST, NEXT, edit_offset, gap_edits
+from ranker.score import repair_delta, score_stream
+
+from conftest import TINY_JAVA
+
+
+@pytest.mark.parametrize("gap, expected", [
+    ("", {(" ", NEXT), ("\t", NEXT), ("\n", NEXT)}),
+    ("  ", {(" ", LAST), ("\t ", FIRST), ("\n ", FIRST), (" \t", LAST), (" \n", LAST), ("   ", FIRST),
+            ("\t  ", FIRST), ("\n  ", FIRST), ("   ", NEXT), ("  \t", NEXT), ("  \n", NEXT)}),
+    (" ", {("", FIRST), ("\t", FIRST), ("\n", FIRST), ("  ", FIRST), ("\t ", FIRST), ("\n ", FIRST),
+           ("  ", NEXT), (" \t", NEXT), (" \n", NEXT)}),
+])
+def test_gap_edits(gap, expected):
+    assert set(gap_edits(gap)) == expected
+
+
+def test_gap_edits_cover_first_and_last_character():
+    edits = set(gap_edits("\n    "))
+    assert ("    ", FIRST) in edits        # a newline was inserted
+    assert ("\n   ", LAST) in edits         # a space was inserted before the token
+    assert ("\n   \t", LAST) in edits       # a tab replaced a space
+    assert ("\n    \n", NEXT) in edits      # a newline was deleted
+
+
+@pytest.mark.parametrize("where, start, end, offset", [
+    (FIRST, 10, 13, 11), (LAST, 10, 13, 13), (NEXT, 10, 13, 14), (FIRST, 10, 10, 11), (NEXT, 10, 10, 11),
+])
+def test_edit_offsets(where, start, end, offset):
+    assert edit_offset(where, start, end) == offset
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("text, gap_text, repaired", [
+    (TINY_JAVA["A.java"], " ", ""),                   # delete a space
+    (TINY_JAVA["A.java"], "\n    ", "\n        "),    # deeper indentation changes the next newline gap
+    (TINY_JAVA["B.java"], "\n        ", " "),          # a newline becomes a space
+    (TINY_JAVA["C.java"], "\n\n", "\n\n    "),
+])
+def test_windowed_rescoring_equals_full_rescoring(tiny_model, text, gap_text, repaired):
+    lm = LanguageModel(tiny_model)
+    scheme = get_scheme("kind")
+    stream = tokenize(text)
+    scored = score_stream(lm, scheme, stream)
+    for i in range(len(stream) + 1):
+        if stream.gap_text(i) != gap_text:
+            continue
+        # the ranker keeps tokens fixed (a deleted separator does not merge them): so does this check
+        full = lm.score(scheme.symbols(stream.with_gap(i, repaired))) - lm.score(scheme.symbols(stream))
+        assert repair_delta(lm, scored, i, repaired) == pytest.approx(full, abs=1e-4)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("clean, broken, answer_of", [
+    ("int x = 1;", "int x  = 1;", lambda b: b.index("x  =") + 3),       # inserted space -> its offset
+    ("x = a + b;", "x = a +b;", lambda b: b.index("+b") + 2),            # deleted space -> next token
+    ("        }\n    }", "        }\n    \t}", lambda b: b.index("\t") + 1),   # tab pushed before a token
+])
+def test_injected_error_is_ranked_first(tiny_model, clean, broken, answer_of):
+    text = TINY_JAVA["A.java"].replace(clean, broken)
+    assert text != TINY_JAVA["A.java"]
+    ranked = rank_text(LanguageModel(tiny_model), get_scheme("kind"), text, "t")
+    offsets = ranked.offsets().tolist()
+    assert sorted(offsets) == list(range(1, len(text) + 1))   # a full ranking of 1..n
+    assert offsets[0] == answer_of(text)
+
+
+def run_rank(argv):
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = rank_main(argv)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.slow
+def test_rank_cli_bad_inputs_continue(tmp_path, tiny_model):
+    tmp_path = tmp_path / "inputs"
+    tmp_path.mkdir()
+    good = tmp_path / "good.java"
+    good.write_text(TINY_JAVA["A.java"])
+    (tmp_path / "empty.java").write_text("")
+    (tmp_path / "latin1.java").write_bytes("class Å {}".encode("latin-1"))
+    (tmp_path / "junk.java").write_bytes(b"\x00\x01\x02binary")
+    (tmp_path / "bom.java").write_bytes(b"\xef\xbb\xbfclass A {}\n")
+    code, out, err = run_rank(["--model", str(tiny_model), "--workers", "2", str(tmp_path), str(tmp_path / "nope")])
+    assert code == 2
+    lines = out.splitlines()
+    assert [l.split()[0] for l in lines] == sorted(str(p) for p in [good, tmp_path / "empty.java", tmp_path / "bom.java"])
+    assert lines[[l.split()[0] for l in lines].index(str(tmp_path / "empty.java"))] == str(tmp_path / "empty.java")
+    assert "latin1.java: not UTF-8" in err and "junk.java: binary file" in err and "nope: no such file" in err
+    assert "bom.java: starts with a UTF-8 BOM" in err
+
+
+@pytest.mark.slow
+def test_rank_output_is_the_same_for_any_worker_count(tmp_path, tiny_model):
+    tmp_path = tmp_path / "tasks"
+    tmp_path.mkdir()
+    for i, text in enumerate(TINY_JAVA.values()):
+        (tmp_path / f"{i}.txt").write_text(text.replace(" = ", "  = ", 1))
+    (tmp_path / "out.txt").write_text("1\n1\n1\n")
+    one = run_rank(["--model", str(tiny_model), "--workers", "1", str(tmp_path)])
+    two = run_rank(["--model", str(tiny_model), "--workers", "2", str(tmp_path)])
+    assert one[1] == two[1] and one[1].count("\n") == 3 and "out.txt" not in one[1]
