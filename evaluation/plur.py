@@ -43,7 +43,6 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
-from nltk.translate.bleu_score import corpus_bleu, sentence_bleu
 
 from evaluation.common import InputError, safe_ratio
 
@@ -166,6 +165,8 @@ FUNCOM_WEIGHTS = {
 
 
 def _sentence_bleu(prediction: Sequence[str], target: Sequence[str]) -> float:
+    from nltk.translate.bleu_score import sentence_bleu  # importing nltk takes seconds: only when needed
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # NLTK warns on every zero n-gram count; 0 is the intended value
         return float(sentence_bleu([list(target)], list(prediction)))
@@ -180,6 +181,8 @@ def _best_by_bleu(beam: Sequence[str], target_tokens: list[str]) -> list[str]:
 
 
 def funcom_metrics(beams: Beams, targets: Sequence[str]) -> Metrics:
+    from nltk.translate.bleu_score import corpus_bleu  # importing nltk takes seconds: only when needed
+
     _check_same_length(beams, targets)
     references = [[target.split()] for target in targets]
     hypotheses = [_best_by_bleu(beam, reference[0]) for beam, reference in zip(beams, references)]

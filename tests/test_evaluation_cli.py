@@ -50,12 +50,15 @@ def test_usage_errors_exit_2(argv, capsys):
     assert capsys.readouterr().err.startswith("usage: evaluate")
 
 
-def test_bin_evaluate_is_the_two_line_shim_and_runs(tmp_path):
+def test_bin_evaluate_is_the_two_line_shim():
     shim = ROOT / "bin" / "evaluate"
     assert shim.read_text() == '#!/usr/bin/env bash\nexec "$(dirname "$0")/_run" evaluation.cli "$@"\n'
     assert os.access(shim, os.X_OK)
-    if not (ROOT / ".venv" / "bin" / "python").exists():
-        pytest.skip("no .venv")
+
+
+@pytest.mark.skipif(not (ROOT / ".venv" / "bin" / "python").exists(), reason="no .venv")
+def test_bin_evaluate_runs_and_exits_2_on_bad_input(tmp_path):
+    shim = ROOT / "bin" / "evaluate"
     (tmp_path / "p").write_text("a\n")
     (tmp_path / "t").write_text("a b\n")
     done = subprocess.run(
