@@ -19,7 +19,10 @@ EXIT_ERROR = 2
 def _read_text(path: str) -> tuple[str, str]:
     """(content, name for messages) of a file, `-` being standard input."""
     if path == "-":
-        return sys.stdin.read(), "<stdin>"
+        try:
+            return sys.stdin.read(), "<stdin>"
+        except UnicodeDecodeError as error:
+            raise InputError(f"<stdin>: not UTF-8 ({error.reason} at byte {error.start})") from None
     try:
         with open(path, encoding="utf-8") as f:
             return f.read(), path

@@ -51,6 +51,8 @@ def read_solutions(dataset: str) -> dict[str, int]:
                 text = solution.read()
         except OSError as error:
             raise InputError(f"{solution_path}: cannot read the solution ({error.strerror})") from None
+        except UnicodeDecodeError as error:
+            raise InputError(f"{solution_path}: not UTF-8 ({error.reason} at byte {error.start})") from None
         try:
             solutions[normalize_path(os.path.join(tasks_folder, name))] = int(text.strip())
         except ValueError:

@@ -67,6 +67,8 @@ def read_answers(folder: str) -> dict[str, int]:
             lines = out.read().splitlines()
     except OSError as error:
         raise InputError(f"{out_path}: cannot read the answers ({error.strerror})") from None
+    except UnicodeDecodeError as error:
+        raise InputError(f"{out_path}: not UTF-8 ({error.reason} at byte {error.start})") from None
     answers = {}
     for number, path in sorted(task_files(folder).items()):
         if number >= len(lines):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import functools
 import importlib.metadata
 import pathlib
-import tomllib
+import re
 from typing import Iterable
 
 
@@ -21,9 +21,12 @@ def version() -> str:
         pass
     pyproject = pathlib.Path(__file__).resolve().parent.parent / "pyproject.toml"
     try:
-        return tomllib.loads(pyproject.read_text())["project"]["version"]
-    except (OSError, KeyError, tomllib.TOMLDecodeError):
+        text = pyproject.read_text(encoding="utf-8")
+    except OSError:
         return "unknown"
+    # A regex, not tomllib: the project supports Python 3.10, which has no tomllib.
+    match = re.search(r'^\[project\][^\[]*?^version\s*=\s*"([^"]+)"', text, re.MULTILINE | re.DOTALL)
+    return match.group(1) if match else "unknown"
 
 
 def signature(task: str, options: Iterable[tuple[str, object]]) -> str:

@@ -222,3 +222,13 @@ def test_mrr_does_not_depend_on_the_order_of_the_tasks(tasks, random):
     random.shuffle(shuffled_predictions)
     assert codrep2019.score_rankings(dict(answers), dict(predictions)) == \
         codrep2019.score_rankings(dict(shuffled_answers), dict(shuffled_predictions))
+
+
+def test_bytes_that_are_not_utf8_are_a_one_line_error(tmp_path, monkeypatch, capsys):
+    folder = make_folder(tmp_path, "tasks", [1])
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"\xff 1\n"), encoding="utf-8"))
+    assert cli.main(["codrep2019", "-d", str(folder)]) == 2
+    assert capsys.readouterr().err == "evaluate: <stdin>: not UTF-8 (invalid start byte at byte 0)\n"
+    (folder / "out.txt").write_bytes(b"\xff\n")
+    with pytest.raises(InputError, match="out.txt: not UTF-8"):
+        codrep2019.read_answers(str(folder))
