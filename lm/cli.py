@@ -26,8 +26,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--output", type=Path, help="model path (default .models/<sources>-<scheme>-o<order>.bin)")
     p.add_argument("--exclude", action="append", default=[], metavar="PATTERN",
                    help="skip files whose path or archive member matches (glob or substring); repeatable")
-    p.add_argument("--demo-heldout", action="store_true",
-                   help="exclude the JDK packages `make demo` tests on: " + " ".join(DEMO_HELDOUT))
+    p.add_argument("--no-holdout", action="store_true",
+                   help="when training on corpora/, keep the JDK packages `make demo` tests on ("
+                        + " ".join(DEMO_HELDOUT) + "); they are left out by default")
     p.add_argument("--workers", type=int, default=None, help="tokenizer processes (default: all cores)")
     p.add_argument("--keep-arpa", action="store_true", help="also keep the ARPA file beside the model")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -43,7 +44,8 @@ def main(argv=None) -> int:
         get_scheme(args.scheme)
         for s in sources:
             shape_of(Path(s))
-        exclude = tuple(args.exclude) + (DEMO_HELDOUT if args.demo_heldout else ())
+        default_corpus = [Path(x).resolve() for x in sources] == [(ROOT / "corpora").resolve()]
+        exclude = tuple(args.exclude) + (DEMO_HELDOUT if default_corpus and not args.no_holdout else ())
         output = args.output or default_output(sources, args.order, args.scheme)
         cfg = BuildConfig(tuple(sources), args.order, args.scheme, output, exclude, args.workers, args.keep_arpa)
         sig = build(cfg, progress=not args.quiet)

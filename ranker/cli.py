@@ -6,12 +6,13 @@ every offset 1..n of the file listed (the CodRep 2019 format).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from multiprocessing import get_context
 from pathlib import Path
 
-from lm.build import DEMO_HELDOUT, BuildConfig, build
+from lm.cli import main as build_default_model_cli
 from lm.model import LanguageModel
 from lm.signature import model_signature
 from parsing.schemes import UnknownScheme, get_scheme
@@ -43,8 +44,15 @@ def ensure_default_model() -> Path:
     if not DEFAULT_MODEL.exists():
         print(f"rank: no default model yet; building {DEFAULT_MODEL.relative_to(ROOT)} from corpora/ "
               "(once, a few minutes)", file=sys.stderr)
-        build(BuildConfig((str(ROOT / "corpora"),), 6, "kind", DEFAULT_MODEL, DEMO_HELDOUT))
+        build_default_model()
     return DEFAULT_MODEL
+
+
+def build_default_model() -> None:
+    with contextlib.redirect_stdout(sys.stderr):   # stdout carries rankings only
+        code = build_default_model_cli(["--order", "6", "--output", str(DEFAULT_MODEL), str(ROOT / "corpora")])
+    if code != 0:
+        raise FileNotFoundError("could not build the default model (see the error above)")
 
 
 def _init(model_path: str):

@@ -1,6 +1,7 @@
 """Which files a PATH names, and reading them as the ranker needs (strict UTF-8, newlines untouched)."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 
@@ -12,14 +13,19 @@ def natural_key(p: Path):
     return (str(p.parent), int(p.stem) if p.stem.isdigit() else -1, p.name)
 
 
+def absolute(p: Path) -> Path:
+    """Absolute without resolving links: the same key the evaluator uses for a task."""
+    return Path(os.path.abspath(p))
+
+
 def expand(path: Path) -> list[Path]:
     """A task folder's *.txt files (out.txt excluded), else a folder's *.java files, or the file itself."""
     if path.is_dir():
         tasks = [p for p in path.glob("*.txt") if p.name != "out.txt"]
         files = tasks or list(path.rglob("*.java"))
-        return sorted((p.resolve() for p in files), key=natural_key)
+        return sorted((absolute(p) for p in files), key=natural_key)
     if path.exists():
-        return [path.resolve()]
+        return [absolute(path)]
     raise InputError(f"{path}: no such file or folder")
 
 
