@@ -25,18 +25,28 @@ def near_duplicate_key(data: bytes) -> bytes:
     return _WS.sub(b"", data)
 
 
-def clean_task_files(folder: Path) -> list[tuple[str, bytes]]:
-    """(name, clean bytes) for each distinct base file of the task folder."""
-    groups: dict[bytes, list[Path]] = defaultdict(list)
-    blobs: dict[Path, bytes] = {}
+def near_duplicate_groups(folder: Path) -> list[list[tuple[Path, bytes]]]:
+    """The task files of a folder grouped by their whitespace-free content, with their bytes."""
+    groups: dict[bytes, list[tuple[Path, bytes]]] = defaultdict(list)
     for p in task_files(folder):
         data = p.read_bytes()
-        blobs[p] = data
-        groups[near_duplicate_key(data)].append(p)
-    out = []
-    for members in groups.values():
-        name = f"{members[0]} (+{len(members) - 1} copies)"
-        out.append((name, majority_text([blobs[p] for p in members])))
+        groups[near_duplicate_key(data)].append((p, data))
+    return list(groups.values())
+
+
+def clean_task_files(folder: Path) -> list[tuple[str, bytes]]:
+    """(name, clean bytes) for each distinct base file of the task folder."""
+    return [(f"{members[0][0]} (+{len(members) - 1} copies)", majority_text([d for _, d in members]))
+            for members in near_duplicate_groups(folder)]
+
+
+def base_texts(folder: Path) -> dict[Path, bytes]:
+    """Each task file -> the clean base file recovered from its copies (itself when it has < 3 copies)."""
+    out = {}
+    for members in near_duplicate_groups(folder):
+        base = majority_text([d for _, d in members])
+        for p, _ in members:
+            out[p] = base
     return out
 
 

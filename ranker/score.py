@@ -14,6 +14,8 @@ from lm.model import LanguageModel
 from parsing.schemes import Scheme, gap_symbol
 from parsing.tokens import TokenStream
 
+from .cache import GapCache
+
 
 @dataclass(frozen=True)
 class ScoredStream:
@@ -66,19 +68,29 @@ def _indent_links(stream: TokenStream):
     return indents, next_nl
 
 
-def repair_delta(lm: LanguageModel, scored: ScoredStream, gap: int, repaired: str) -> float:
-    """log10 P(repaired stream) - log10 P(observed stream)."""
-    changes = {2 * gap: gap_symbol(repaired, scored.indents[gap])}
+def repair_delta(lm: LanguageModel, scored: ScoredStream, gap: int, repaired: str,
+                 cache: GapCache | None = None, alpha: float = 1.0) -> float:
+    """log10 P(repaired stream) - log10 P(observed stream); with a cache, the repaired gap's own symbol
+    is scored by the n-gram model interpolated with the file's style."""
+    new_sym = gap_symbol(repaired, scored.indents[gap])
+    changes = {2 * gap: new_sym}
     j = scored.next_newline_gap[gap]
     if j >= 0:
         new_indent = repaired[repaired.rfind("\n") + 1:] if "\n" in repaired else scored.indents[gap]
         sym_j = gap_symbol(scored.stream.gap_text(j), new_indent)
         if sym_j != scored.symbols[2 * j]:
             changes[2 * j] = sym_j
-    return _rescore(lm, scored, changes)
+    delta, first = _rescore(lm, scored, changes)
+    if cache is not None:
+        k = 2 * gap
+        old = scored.scores[k]
+        delta += (cache.adapted(gap, new_sym, first, alpha) - first) \
+            - (cache.adapted(gap, scored.symbols[k], old, alpha) - old)
+    return delta
 
 
-def _rescore(lm, scored: ScoredStream, changes: dict[int, str]) -> float:
+def _rescore(lm, scored: ScoredStream, changes: dict[int, str]) -> tuple[float, float]:
+    """(log10 gain of the changed stream, log10 score of the first changed symbol)."""
     base = lm.model.BaseScore
     symbols, scores, states = scored.symbols, scored.scores, scored.states
     todo = sorted(changes)
@@ -87,9 +99,13 @@ def _rescore(lm, scored: ScoredStream, changes: dict[int, str]) -> float:
     t = 0
     k = todo[0]
     state = states[k]
+    first = None
     while k < end:
         out = kenlm.State()
-        delta += base(state, changes.get(k, symbols[k]), out) - scores[k]
+        s = base(state, changes.get(k, symbols[k]), out)
+        if first is None:
+            first = s
+        delta += s - scores[k]
         k += 1
         if out == states[k]:
             # same context as the observed stream: scores agree until the next changed symbol
@@ -100,4 +116,4 @@ def _rescore(lm, scored: ScoredStream, changes: dict[int, str]) -> float:
             k = todo[t]
             out = states[k]
         state = out
-    return delta
+    return delta, first

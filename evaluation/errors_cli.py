@@ -1,0 +1,42 @@
+"""bin/analyze-errors: group the CodRep 2019 tasks whose answer is not ranked first by kind of edit and by
+surrounding tokens, with counts and MRR lost per group, so the next improvement is chosen by data.
+
+    bin/rank --model M TASKDIR > pred.txt; bin/analyze-errors TASKDIR < pred.txt
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .codrep2019 import parse_predictions, score_rankings
+from .common import InputError
+from .errors import by_context, by_kind, by_tokens, group_failures, outcomes
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="analyze-errors", description=__doc__.strip().splitlines()[0])
+    p.add_argument("folder", type=Path, help="the CodRep 2019 task folder the predictions are for")
+    p.add_argument("--predictions", type=Path, help="prediction file (default: stdin)")
+    p.add_argument("--top", type=int, default=15, help="rows per table")
+    args = p.parse_args(argv)
+    try:
+        lines = (args.predictions.read_text() if args.predictions else sys.stdin.read()).splitlines()
+        preds = parse_predictions(lines, str(args.predictions or "<stdin>"))
+        results = outcomes(args.folder, preds)
+    except (InputError, OSError) as e:
+        print(f"analyze-errors: error: {e}", file=sys.stderr)
+        return 2
+    firsts = sum(1 for r in results if r.position == 1)
+    mrr = sum(r.reciprocal_rank for r in results) / max(len(results), 1)
+    print(f"tasks: {len(results)}  ranked first: {firsts}  not first: {len(results) - firsts}  MRR: {mrr:.4f}")
+    for title, key in (("by kind of edit", by_kind), ("by surrounding tokens", by_tokens),
+                       ("by context and edit", by_context)):
+        print(f"\n{title:<60} {'tasks':>6} {'MRR lost':>9}")
+        for k, n, lost in group_failures(results, key)[:args.top]:
+            print(f"{k:<60} {n:>6} {lost:>9.4f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
