@@ -1,0 +1,328 @@
+"""bin/bench (`make bench`): how fast `bin/rank` is, against the floor, on real and synthetic tasks.
+
+In one run, for CodRep 2019 validation and for synthetic task folders made by `bin/make-tasks` from JDK
+files of about 1, 4, 16 and 64 KB (cached under --out): end-to-end wall time of a `bin/rank` subprocess
+(interpreter start and model loading included) with 1 and 2 workers, files/s; the floor for the same files
+(`python -m bench.floor`: read, parse with tree-sitter-java, visit every leaf; its loop time); the ratio
+end-to-end/floor; peak memory of the rank process tree (sum of VmRSS over the tree, polled from /proc,
+and the largest single process from wait4); time per 1000 characters, net of the fixed start-up cost
+(a `bin/rank` run on no file). Prints a Markdown table with the issue-5 targets (PASS/FAIL) and writes
+bench.md and bench.csv into --out. No number here is asserted by a test.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+from tqdm import tqdm
+
+from lm.model import read_signature
+from lm.signature import model_signature, versions
+
+ROOT = Path(__file__).resolve().parent.parent
+PROG = "bench"
+PYTHON = sys.executable
+
+# issue 5 targets
+TARGET_FILES_PER_S = 250.0
+TARGET_FLOOR_RATIO = 10.0
+TARGET_LINEARITY = 1.5
+TARGET_MEMORY = 2 * 2**30
+
+
+class UsageError(ValueError):
+    pass
+
+
+def parse_size(spec: str) -> int:
+    """'4K' or '4k' -> 4096 characters; '300' -> 300."""
+    s = spec.strip().lower()
+    try:
+        return int(float(s[:-1]) * 1024) if s.endswith("k") else int(s)
+    except ValueError:
+        raise UsageError(f"--sizes: {spec!r} is not a size like 4K or 300") from None
+
+
+def size_label(chars: int) -> str:
+    return f"{chars // 1024}K" if chars % 1024 == 0 else str(chars)
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=PROG, description=__doc__.strip(),
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--model", type=Path, default=ROOT / ".models" / "c18-o7.bin",
+                   help="model to rank with (default .models/c18-o7.bin)")
+    p.add_argument("--out", type=Path, default=Path(".bench"), help="report and task cache folder (default .bench/)")
+    p.add_argument("--validation", type=Path, default=ROOT / ".data" / "codrep2019" / "validation",
+                   help="CodRep 2019 task folder (default .data/codrep2019/validation)")
+    p.add_argument("--jdk", type=Path, default=ROOT / "corpora" / "jdk17-src.zip",
+                   help="clean Java for the synthetic size classes (default corpora/jdk17-src.zip)")
+    p.add_argument("--sizes", default="1K,4K,16K,64K",
+                   help="synthetic size classes, files within +-25%% of each (default 1K,4K,16K,64K)")
+    p.add_argument("--per-size", type=int, default=50, help="tasks per size class (default 50)")
+    p.add_argument("--workers", default="1,2", help="worker counts to time (default 1,2)")
+    p.add_argument("--seed", type=int, default=0, help="bin/make-tasks seed (default 0)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    return p
+
+
+# ------------------------------------------------------------------------------------------- task folders
+
+def synthetic_folder(jdk: Path, size: int, count: int, seed: int, cache: Path) -> Path:
+    """A cached `bin/make-tasks` folder of `count` tasks from files of size +-25%."""
+    lo, hi = int(size * 0.75), int(size * 1.25)
+    folder = cache / f"{jdk.stem}-{size_label(size)}-n{count}-s{seed}"
+    if (folder / "out.txt").is_file() and len((folder / "out.txt").read_text().split()) == count:
+        return folder
+    proc = subprocess.run([str(ROOT / "bin" / "make-tasks"), "--seed", str(seed), "--count", str(count),
+                           "--min-chars", str(lo), "--max-chars", str(hi), "--force", str(jdk), str(folder)],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if proc.returncode != 0:
+        raise UsageError(f"bin/make-tasks failed for size {size_label(size)}: "
+                         + (proc.stderr.strip().splitlines() or ["?"])[-1])
+    return folder
+
+
+def task_files(folder: Path) -> list[Path]:
+    return [f for f in folder.glob("*.txt") if f.name not in ("out.txt",)]
+
+
+# -------------------------------------------------------------------------------------------- measuring
+
+def _tree(pid: int) -> list[int]:
+    """pid and all its descendants (via /proc/<pid>/task/<tid>/children)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        try:
+            for tid in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{tid}/children") as fh:
+                    todo.extend(int(c) for c in fh.read().split())
+        except OSError:
+            continue
+    return out
+
+
+def _rss_kib(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+@dataclass
+class Run:
+    seconds: float
+    tree_peak_kib: int     # peak of the sum of VmRSS over the process tree (shared pages counted per process)
+    proc_peak_kib: int     # largest single process (wait4 ru_maxrss: the process and its reaped children)
+    stdout_bytes: int
+
+
+def timed_run(args: list[str], poll: float = 0.05) -> Run:
+    """Run a command with stdout to a temporary file; wall time and peak memory of its process tree."""
+    with tempfile.TemporaryFile() as out:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(args, stdout=out, stderr=subprocess.PIPE)
+        peak = [0]
+        stop = threading.Event()
+
+        def watch():
+            while not stop.is_set():
+                peak[0] = max(peak[0], sum(_rss_kib(p) for p in _tree(proc.pid)))
+                stop.wait(poll)
+
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
+        err = proc.stderr.read()
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        stop.set()
+        watcher.join()
+        proc.stderr.close()
+        if proc.returncode != 0:
+            last = err.decode(errors="replace").strip().splitlines()[-1:] or ["?"]
+            raise RuntimeError(f"{' '.join(args[:3])} ... exited {proc.returncode}: {last[0]}")
+        size = out.seek(0, os.SEEK_END)
+    return Run(seconds, peak[0], usage.ru_maxrss, size)
+
+
+def floor_seconds(folder: Path) -> tuple[int, int, float]:
+    proc = subprocess.run([PYTHON, "-m", "bench.floor", str(folder)], capture_output=True, text=True,
+                          cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    if proc.returncode != 0:
+        raise RuntimeError(f"bench.floor failed on {folder}: {proc.stderr.strip()}")
+    n, chars, seconds = proc.stdout.split()
+    return int(n), int(chars), float(seconds)
+
+
+def rank_args(model: Path, workers: int, *paths: Path) -> list[str]:
+    return [str(ROOT / "bin" / "rank"), "--model", str(model), "--workers", str(workers), *map(str, paths)]
+
+
+@dataclass
+class Row:
+    set: str
+    files: int
+    chars: int
+    workers: int
+    seconds: float
+    files_per_s: float
+    floor_s: float
+    floor_ratio: float
+    net_ms_per_1000_chars: float
+    tree_peak_mib: float
+    proc_peak_mib: float
+
+
+def measure(model: Path, sets: list[tuple[str, Path]], workers: list[int], progress: bool
+            ) -> tuple[list[Row], dict[int, float]]:
+    """Every (set, workers) measurement, and the start-up cost (rank on no file) per worker count."""
+    bar = tqdm(total=len(workers) * (len(sets) + 1) + len(sets), unit="run", desc="bench",
+               disable=not progress, file=sys.stderr)
+    startup: dict[int, float] = {}
+    with tempfile.TemporaryDirectory() as empty:
+        for w in workers:
+            bar.set_postfix_str(f"start-up, {w} workers")
+            # best of 3: the fixed cost (interpreter, imports, model load) is small and noisy
+            startup[w] = min(timed_run(rank_args(model, w, Path(empty))).seconds for _ in range(3))
+            bar.update()
+    rows = []
+    for name, folder in sets:
+        bar.set_postfix_str(f"floor {name}")
+        n, chars, floor_s = floor_seconds(folder)
+        bar.update()
+        for w in workers:
+            bar.set_postfix_str(f"{name}, {w} workers")
+            run = timed_run(rank_args(model, w, folder))
+            net = max(run.seconds - startup[w], 0.0)
+            rows.append(Row(name, n, chars, w, run.seconds, n / run.seconds, floor_s, run.seconds / floor_s,
+                            1000 * 1000 * net / max(chars, 1), run.tree_peak_kib / 1024,
+                            run.proc_peak_kib / 1024))
+            bar.update()
+    bar.close()
+    return rows, startup
+
+
+# --------------------------------------------------------------------------------------------- reports
+
+COLUMNS = [("set", "set", "{}"), ("files", "files", "{}"), ("chars", "chars", "{:,}"), ("workers", "workers", "{}"),
+           ("seconds", "wall s", "{:.2f}"), ("files_per_s", "files/s", "{:.1f}"), ("floor_s", "floor s", "{:.4f}"),
+           ("floor_ratio", "x floor", "{:.1f}"), ("net_ms_per_1000_chars", "ms/1000 chars (net)", "{:.2f}"),
+           ("tree_peak_mib", "tree RSS MiB", "{:.0f}"), ("proc_peak_mib", "max proc RSS MiB", "{:.0f}")]
+
+
+def markdown_table(rows: list[Row]) -> str:
+    head = "| " + " | ".join(h for _, h, _ in COLUMNS) + " |"
+    rule = "|" + "|".join("---" if f == "set" else "---:" for f, _, _ in COLUMNS) + "|"
+    body = ["| " + " | ".join(fmt.format(getattr(r, f)) for f, _, fmt in COLUMNS) + " |" for r in rows]
+    return "\n".join([head, rule, *body])
+
+
+def targets(rows: list[Row], validation: str) -> list[tuple[str, str, str]]:
+    """(target, measured, PASS/FAIL/n/a) for each issue-5 target."""
+    def find(name, w):
+        return next((r for r in rows if r.set == name and r.workers == w), None)
+    out = []
+    v2 = find(validation, 2)
+    out.append((f">= {TARGET_FILES_PER_S:.0f} files/s, 2 workers, {validation}",
+                f"{v2.files_per_s:.1f} files/s" if v2 else "not measured",
+                ("PASS" if v2.files_per_s >= TARGET_FILES_PER_S else "FAIL") if v2 else "n/a"))
+    out.append((f"<= {TARGET_FLOOR_RATIO:.0f}x floor, 2 workers, {validation}",
+                f"{v2.floor_ratio:.1f}x" if v2 else "not measured",
+                ("PASS" if v2.floor_ratio <= TARGET_FLOOR_RATIO else "FAIL") if v2 else "n/a"))
+    w = min((r.workers for r in rows), default=1)   # one process: no pool imbalance on 50 big files
+    big, small = find("jdk-64K", w), find("jdk-4K", w)
+    if big and small and small.net_ms_per_1000_chars > 0:
+        ratio = big.net_ms_per_1000_chars / small.net_ms_per_1000_chars
+        out.append((f"64K ms/1000 chars <= {TARGET_LINEARITY}x 4K ({w} workers, net of start-up)",
+                    f"{ratio:.2f}x", "PASS" if ratio <= TARGET_LINEARITY else "FAIL"))
+    else:
+        out.append((f"64K ms/1000 chars <= {TARGET_LINEARITY}x 4K", "not measured", "n/a"))
+    peak = max((r.tree_peak_mib for r in rows), default=0.0)
+    out.append(("peak memory <= 2 GiB (sum of RSS over the rank process tree)", f"{peak:.0f} MiB",
+                ("PASS" if peak * 2**20 <= TARGET_MEMORY else "FAIL") if rows else "n/a"))
+    return out
+
+
+def signature_line(model: Path, sets: list[tuple[str, Path]], per_size: int, seed: int) -> str:
+    sig = read_signature(model)
+    ver = versions()
+    model_part = model_signature(sig) if sig else f"model:{model}"
+    names = ",".join(f"{n}({len(task_files(f))})" for n, f in sets)
+    return (f"{PROG}|{model_part}|sets:{names}|make-tasks-seed:{seed}|cores:{os.cpu_count()}"
+            f"|tree-sitter:{ver['tree-sitter']}|python:{ver['python']}")
+
+
+def write_csv(rows: list[Row], path: Path) -> None:
+    names = [f.name for f in fields(Row)]
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(names)
+        for r in rows:
+            w.writerow([round(v, 6) if isinstance(v, float) else v for v in (getattr(r, n) for n in names)])
+
+
+def main(argv=None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        sizes = [parse_size(s) for s in args.sizes.split(",") if s.strip()]
+        try:
+            workers = sorted({int(w) for w in args.workers.split(",")})
+        except ValueError:
+            raise UsageError(f"--workers {args.workers}: expected a list like 1,2") from None
+        if not workers or workers[0] < 1:
+            raise UsageError(f"--workers {args.workers}: worker counts must be at least 1")
+        if args.per_size < 1:
+            raise UsageError(f"--per-size {args.per_size}: must be at least 1")
+        if not args.model.is_file():
+            raise UsageError(f"--model {args.model}: no such model")
+        if not (args.validation / "out.txt").is_file():
+            raise UsageError(f"--validation {args.validation}: no out.txt (not a CodRep 2019 task folder)")
+        if sizes and not args.jdk.is_file():
+            raise UsageError(f"--jdk {args.jdk}: no such file")
+        args.out.mkdir(parents=True, exist_ok=True)
+        validation = args.validation.name
+        sets = [(validation, args.validation)]
+        for size in sizes:
+            sets.append((f"jdk-{size_label(size)}",
+                         synthetic_folder(args.jdk, size, args.per_size, args.seed, args.out / "tasks")))
+    except (UsageError, OSError) as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return 2
+    try:
+        rows, startup = measure(args.model, sets, workers, not args.quiet)
+    except (RuntimeError, OSError) as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return 1
+    table = markdown_table(rows)
+    goal = "\n".join(["| target | measured | status |", "|---|---:|---|"]
+                     + [f"| {t} | {m} | {s} |" for t, m, s in targets(rows, validation)])
+    start = ", ".join(f"{w} workers {s:.2f} s" for w, s in startup.items())
+    notes = (f"Start-up (bin/rank on no file, best of 3; subtracted for the net ms/1000 chars): {start}.\n"
+             "Floor: `python -m bench.floor` loop time (read, tree-sitter parse, cursor walk over every leaf), "
+             "one process.")
+    sig = signature_line(args.model, sets, args.per_size, args.seed)
+    report = f"{table}\n\n{goal}\n\n{notes}\n\n{sig}\n"
+    (args.out / "bench.md").write_text(report)
+    write_csv(rows, args.out / "bench.csv")
+    print(report, end="")
+    print(f"wrote {args.out / 'bench.md'}, {args.out / 'bench.csv'}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
