@@ -47,10 +47,15 @@ def inject(text: str, rng: random.Random, tries: int = 50) -> tuple[str, Injecte
         kind = rng.choice(KINDS) if gap else "insert"
         char = rng.choice(WHITESPACE)
         at_end = rng.random() < 0.5
+        # Edits that give the same text at either end of the gap get one canonical answer, the
+        # competition's: an inserted character is the last of its run; a character deleted from a
+        # uniform gap is answered by the gap's first remaining character.
         if kind == "insert":
+            at_end = at_end or char + gap == gap + char
             edited = gap + char if at_end else char + gap
             answer = (hi if at_end else lo) + 1
         elif kind == "delete":
+            at_end = at_end and gap[1:] != gap[:-1]
             edited = gap[:-1] if at_end else gap[1:]
             answer = hi if at_end else lo + 1
         else:
