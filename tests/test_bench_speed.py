@@ -1,0 +1,162 @@
+"""bin/bench and the floor: argument errors, target verdicts on given numbers, reports written, task folders
+cached. No wall-clock value is asserted."""
+import csv
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from bench import floor, speed
+from bench.speed import Row, main, parse_size, targets
+from evaluation.tasks import make_tasks
+
+from conftest import ROOT, TINY_JAVA
+
+
+@pytest.mark.parametrize("spec, chars", [("1K", 1024), ("4k", 4096), ("64K", 65536), ("300", 300), ("0.5K", 512)])
+def test_parse_size(spec, chars):
+    assert parse_size(spec) == chars
+
+
+@pytest.mark.parametrize("spec", ["K", "4M", "big"])
+def test_parse_size_rejects(spec):
+    with pytest.raises(speed.UsageError):
+        parse_size(spec)
+
+
+def row(name, workers, files_per_s=300.0, ratio=5.0, ms=1.0, mib=500.0):
+    return Row(name, 10, 1000, workers, 1.0, files_per_s, 0.1, ratio, ms, mib, mib / 2)
+
+
+@pytest.mark.parametrize("rows, expected", [
+    ([row("validation", 1), row("validation", 2), row("jdk-4K", 1, ms=1.0), row("jdk-64K", 1, ms=1.4)],
+     ["PASS", "PASS", "PASS", "PASS"]),
+    ([row("validation", 2, files_per_s=60, ratio=40), row("jdk-4K", 1, ms=1.0), row("jdk-64K", 1, ms=2.0),
+      row("jdk-64K", 2, mib=3000)],
+     ["FAIL", "FAIL", "FAIL", "FAIL"]),
+    ([row("validation", 1)], ["n/a", "n/a", "n/a", "PASS"]),
+])
+def test_target_verdicts(rows, expected):
+    assert [status for _, _, status in targets(rows, "validation")] == expected
+
+
+@pytest.fixture
+def java_files(tmp_path):
+    d = tmp_path / "java"
+    d.mkdir()
+    for name, text in TINY_JAVA.items():
+        (d / name).write_text(text)
+    return d
+
+
+def test_floor_counts_files_and_characters(java_files):
+    n, chars, seconds = floor.floor(sorted(java_files.glob("*.java")))
+    assert n == 3 and chars == sum(len(t) for t in TINY_JAVA.values()) and seconds >= 0
+
+
+def test_floor_visits_every_leaf():
+    from parsing.java import parse
+    tree = parse(TINY_JAVA["A.java"])
+    leaves, stack = 0, [tree.root_node]
+    while stack:
+        node = stack.pop()
+        leaves += not node.children
+        stack.extend(node.children)
+    assert floor.visit(tree) == leaves
+
+
+def test_floor_cli(java_files, tmp_path):
+    env_args = dict(capture_output=True, text=True, cwd=ROOT)
+    proc = subprocess.run([sys.executable, "-m", "bench.floor", str(java_files)], **env_args)
+    assert proc.returncode == 0 and proc.stdout.split()[0] == "3"
+    proc = subprocess.run([sys.executable, "-m", "bench.floor", str(tmp_path / "none.java")], **env_args)
+    assert proc.returncode == 2 and "none.java" in proc.stderr
+
+
+@pytest.fixture
+def validation(tmp_path):
+    d = tmp_path / "validation"
+    make_tasks(sorted(TINY_JAVA.items()), d, count=3, seed=2)
+    return d
+
+
+@pytest.fixture
+def jdk_zip(tmp_path):
+    """A zip of clean Java files of about 400 and 1600 characters (comments pad the tiny classes)."""
+    z = tmp_path / "jdk.zip"
+    with zipfile.ZipFile(z, "w") as zf:
+        for size in (400, 1600):
+            for name, text in TINY_JAVA.items():
+                pad = "// " + "x" * 60 + "\n"
+                body = text
+                while len(body) < size:
+                    body = pad + body
+                zf.writestr(f"m/{size}/{name}", body)
+    return z
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--workers", "0"], "--workers 0"),
+    (["--workers", "a,b"], "--workers a,b"),
+    (["--per-size", "0"], "--per-size 0"),
+    (["--sizes", "big"], "'big'"),
+])
+def test_bad_arguments_exit_2(capsys, tmp_path, validation, jdk_zip, extra, message):
+    model = tmp_path / "model.bin"
+    model.write_bytes(b"")   # never loaded: arguments are checked first
+    code, _, err = run(capsys, "--model", str(model), "--validation", str(validation), "--jdk", str(jdk_zip),
+                       "--out", str(tmp_path / "out"), *extra)
+    assert code == 2 and err.startswith("bench: error:") and message in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_missing_inputs_are_named(capsys, tmp_path, validation):
+    code, _, err = run(capsys, "--model", str(tmp_path / "no.bin"), "--validation", str(validation))
+    assert code == 2 and "no.bin" in err
+    (validation / "out.txt").unlink()
+    model = tmp_path / "model.bin"
+    model.write_bytes(b"")
+    code, _, err = run(capsys, "--model", str(model), "--validation", str(validation))
+    assert code == 2 and str(validation) in err and "out.txt" in err
+
+
+@pytest.mark.slow
+def test_bench_writes_reports_and_caches_task_folders(capsys, tmp_path, tiny_model, validation, jdk_zip):
+    out = tmp_path / "out"
+    argv = ["--model", str(tiny_model), "--validation", str(validation), "--jdk", str(jdk_zip), "--sizes",
+            "400,1600", "--per-size", "2", "--out", str(out), "--quiet"]
+    code, stdout, err = run(capsys, *argv)
+    assert code == 0, err
+    md = (out / "bench.md").read_text()
+    assert md == stdout
+    rows = list(csv.DictReader(open(out / "bench.csv")))
+    assert [(r["set"], r["workers"]) for r in rows] == [
+        ("validation", "1"), ("validation", "2"), ("jdk-400", "1"), ("jdk-400", "2"), ("jdk-1600", "1"),
+        ("jdk-1600", "2")]
+    assert all(int(r["files"]) == n for r, n in zip(rows, [3, 3, 2, 2, 2, 2]))
+    assert all(float(r["tree_peak_mib"]) > 0 for r in rows)
+    for target in (">= 250 files/s", "<= 10x floor", "peak memory <= 2 GiB"):
+        assert target in md
+    assert md.count("| PASS |") + md.count("| FAIL |") == 3    # linearity: no 4K/64K classes here
+    sig = md.strip().splitlines()[-1]
+    assert sig.startswith("bench|order:4|scheme:kind|") and "cores:" in sig
+    folders = sorted((out / "tasks").iterdir())
+    assert [f.name for f in folders] == ["jdk-1600-n2-s0", "jdk-400-n2-s0"]
+    stamp = {f: (f / "out.txt").stat().st_mtime_ns for f in folders}
+
+    code, _, err = run(capsys, *argv)
+    assert code == 0, err
+    assert {f: (f / "out.txt").stat().st_mtime_ns for f in folders} == stamp
+
+
+def test_shim_reports_usage_error(tmp_path):
+    proc = subprocess.run([str(ROOT / "bin" / "bench"), "--model", str(tmp_path / "none.bin")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and proc.stderr.startswith("bench: error: --model")
