@@ -400,12 +400,9 @@ def main(argv=None) -> int:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2
     sig = signature_line(metas, ev, orders, schemes, args.workers)
-    table = markdown_table(rows)
     note = (f"Evaluated on the first {len(ev.files)} of {ev.total} tasks of {ev.folder} (--eval-limit).\n"
             if len(ev.files) != ev.total else "")
-    write_csv(rows, args.out / "compare.csv")
-    (args.out / "compare.md").write_text(f"{table}\n\n{note}{sig}\n")
-    plot(rows, args.out / "compare.png", sig.replace("|", " | ", 3))
+    table = write_reports(rows, args.out, sig, note)
     print(table)
     if note:
         print("\n" + note.strip())
@@ -413,6 +410,41 @@ def main(argv=None) -> int:
     print(f"wrote {args.out / 'compare.csv'}, {args.out / 'compare.md'}, {args.out / 'compare.png'}",
           file=sys.stderr)
     return 0
+
+
+NOTES = ("MRR and R@1: `bin/rank` on the eval tasks. bits/symbol: mean cross-entropy of the eval files' symbol "
+         "streams (</s> counted; each task file holds its injected error; kind and text have different symbol "
+         "sets, so compare orders within a scheme). lmplz s and peak MiB: lmplz alone (peak RSS of its process; "
+         "it runs with `-S {memory}`, which bounds its sort buffers). load s: kenlm.Model on the binary "
+         "(page cache warm). files/s: end-to-end `bin/rank --workers {workers}` subprocess, start-up and model "
+         "loading included.")
+
+
+def write_reports(rows: list[Row], out: Path, sig: str, note: str = "") -> str:
+    """compare.csv, compare.md (table, notes, signature) and compare.png; returns the Markdown table."""
+    table = markdown_table(rows)
+    memory = next(_lmplz_memory(rows), "?")
+    workers = next((p.split(":", 1)[1] for p in sig.split("|") if p.startswith("workers:")), "?")
+    write_csv(rows, out / "compare.csv")
+    (out / "compare.md").write_text(f"{table}\n\n{note}{NOTES.format(memory=memory, workers=workers)}\n\n{sig}\n")
+    parts = sig.split("|")
+    plot(rows, out / "compare.png", " | ".join(parts[1:3]) + "\n" + " | ".join(parts[3:]))
+    return table
+
+
+def _lmplz_memory(rows: list[Row]):
+    for r in rows:
+        args = read_signature(Path(r.model)).get("lmplz", [])
+        if "-S" in args:
+            yield args[args.index("-S") + 1]
+
+
+def rows_from_csv(path: Path) -> list[Row]:
+    """Rows back from compare.csv (to redraw the reports without measuring again)."""
+    types = {f.name: f.type for f in fields(Row)}
+    conv = {"int": int, "float": float, "str": str, "bool": lambda v: v == "True"}
+    with open(path, newline="") as fh:
+        return [Row(**{k: conv[types[k]](v) for k, v in r.items()}) for r in csv.DictReader(fh)]
 
 
 if __name__ == "__main__":

@@ -136,3 +136,15 @@ def test_shim_reports_usage_error():
                           capture_output=True, text=True)
     assert proc.returncode == 2
     assert proc.stderr.startswith("compare-orders: error: --orders 12")
+
+
+def test_reports_round_trip_through_csv(tmp_path):
+    rows = [compare.Row(scheme, order, round(0.9 + order / 100, 6), 0.8, round(2.5 - order / 10, 6), 1.5, 900.0, 10.0, 5.0, 0.01,
+                        40.0, f"m-{scheme}-{order}.bin", order == 3)
+            for scheme in ("kind", "text") for order in (3, 4)]
+    sig = "compare-orders|train:D1(2files,9tokens)|eval:v(4tasks)|orders:3-4|schemes:kind,text|workers:1"
+    table = compare.write_reports(rows, tmp_path, sig, "")
+    assert compare.rows_from_csv(tmp_path / "compare.csv") == rows
+    md = (tmp_path / "compare.md").read_text()
+    assert md.startswith(table) and md.strip().endswith(sig) and "--workers 1" in md
+    assert (tmp_path / "compare.png").read_bytes()[:4] == b"\x89PNG"
