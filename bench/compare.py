@@ -37,6 +37,8 @@ from lm.signature import versions
 from lm.sources import SourceError, shape_of
 from parsing.schemes import SCHEMES, UnknownScheme, get_scheme
 
+from .rankcmd import RankCommand, RankerError, rank_command
+
 ROOT = Path(__file__).resolve().parent.parent
 PROG = "compare-orders"
 CACHE_FORMAT = 1   # bump when the corpus or model layout changes
@@ -101,6 +103,9 @@ def parser() -> argparse.ArgumentParser:
                    help="skip training files matching (as bin/build-lm); repeatable")
     p.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1),
                    help="tokenizer and bin/rank processes (default 2)")
+    p.add_argument("--ranker", default=None, metavar="REV",
+                   help="rank with the code of git revision REV (a snapshot under .cache/snapshots/) instead "
+                        "of the working tree")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     return p
 
@@ -255,12 +260,12 @@ def cross_entropy(model, sentences: list[str]) -> float:
     return -total10 * LOG2_10 / max(count, 1)
 
 
-def rank_files(model: Path, ev: EvalSet, workers: int) -> tuple[dict, float]:
+def rank_files(ranker: RankCommand, model: Path, ev: EvalSet, workers: int) -> tuple[dict, float]:
     """Run `bin/rank` on the eval files; predictions and wall seconds (model loading included)."""
     with tempfile.NamedTemporaryFile("w+", suffix=".txt") as out:
         t0 = time.perf_counter()
-        proc = subprocess.run([str(ROOT / "bin" / "rank"), "--model", str(model), "--workers", str(workers),
-                               *map(str, ev.files)], stdout=out, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.run(ranker.args("--model", str(model), "--workers", str(workers), *map(str, ev.files)),
+                              stdout=out, stderr=subprocess.PIPE, text=True, env=ranker.env)
         seconds = time.perf_counter() - t0
         if proc.returncode != 0:
             raise RuntimeError(f"bin/rank failed on {model}: {proc.stderr.strip().splitlines()[-1:]}")
@@ -285,14 +290,15 @@ class Row:
     reused: bool
 
 
-def measure(model_file: Path, sig: dict, ev: EvalSet, sentences: list[str], workers: int, reused: bool) -> Row:
+def measure(ranker: RankCommand, model_file: Path, sig: dict, ev: EvalSet, sentences: list[str], workers: int,
+            reused: bool) -> Row:
     import kenlm
     t0 = time.perf_counter()
     model = kenlm.Model(str(model_file))
     load_s = time.perf_counter() - t0
     bits = cross_entropy(model, sentences)
     del model
-    predictions, seconds = rank_files(model_file, ev, workers)
+    predictions, seconds = rank_files(ranker, model_file, ev, workers)
     scores = score_rankings(ev.answers, predictions, ks=(1,))
     return Row(sig["scheme"], sig["order"], scores.mrr, scores.recall_at(1), bits,
                sig["seconds"]["lmplz"], sig["lmplz_peak_kib"] / 1024, sig["arpa_bytes"] / 2**20,
@@ -347,7 +353,8 @@ def plot(rows: list[Row], path: Path, title: str) -> None:
     plt.close(fig)
 
 
-def signature_line(metas: list[dict], ev: EvalSet, orders: list[int], schemes: list[str], workers: int) -> str:
+def signature_line(metas: list[dict], ev: EvalSet, orders: list[int], schemes: list[str], workers: int,
+                   ranker: str = "worktree") -> str:
     meta = metas[0]
     names = "+".join(Path(s["source"].rstrip("/")).name for s in meta["sources"])
     evaluated = f"{len(ev.files)}of{ev.total}" if len(ev.files) != ev.total else f"{ev.total}"
@@ -356,7 +363,7 @@ def signature_line(metas: list[dict], ev: EvalSet, orders: list[int], schemes: l
         ",".join(map(str, orders))
     return (f"{PROG}|train:{names}({meta['files']}files,{meta['tokens']}tokens)"
             f"|eval:{ev.folder.name}({evaluated}tasks)|orders:{order_spec}|schemes:{','.join(schemes)}"
-            f"|workers:{workers}|cores:{os.cpu_count()}|kenlm:{ver['kenlm']}"
+            f"|workers:{workers}|cores:{os.cpu_count()}|ranker:{ranker}|kenlm:{ver['kenlm']}"
             f"|tree-sitter-java:{ver['tree-sitter-java']}|unnatural:{ver['unnatural']}")
 
 
@@ -372,7 +379,8 @@ def main(argv=None) -> int:
         for s in args.train:
             shape_of(Path(s))
         ev = load_eval(args.eval, args.eval_limit)
-    except (UsageError, SourceError, UnknownScheme) as e:
+        ranker = rank_command(args.ranker)
+    except (UsageError, SourceError, UnknownScheme, RankerError) as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2
     progress = not args.quiet
@@ -390,7 +398,7 @@ def main(argv=None) -> int:
             for order in orders:
                 bar.set_postfix_str(f"{scheme} o{order}")
                 path, sig, reused = ensure_model(corpus, meta, order, args.models)
-                row = measure(path, sig, ev, sentences, args.workers, reused)
+                row = measure(ranker, path, sig, ev, sentences, args.workers, reused)
                 rows.append(row)
                 bar.update()
                 tqdm.write(f"{scheme} o{order}: MRR {row.mrr:.4f}, {row.bits_per_symbol:.3f} bits/symbol, "
@@ -399,7 +407,7 @@ def main(argv=None) -> int:
     except (UsageError, SourceError, KenlmError, RuntimeError, InputError, OSError) as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2
-    sig = signature_line(metas, ev, orders, schemes, args.workers)
+    sig = signature_line(metas, ev, orders, schemes, args.workers, ranker.label)
     note = (f"Evaluated on the first {len(ev.files)} of {ev.total} tasks of {ev.folder} (--eval-limit).\n"
             if len(ev.files) != ev.total else "")
     table = write_reports(rows, args.out, sig, note)

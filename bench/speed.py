@@ -27,6 +27,8 @@ from tqdm import tqdm
 from lm.model import read_signature
 from lm.signature import model_signature, versions
 
+from .rankcmd import RankCommand, RankerError, rank_command
+
 ROOT = Path(__file__).resolve().parent.parent
 PROG = "bench"
 PYTHON = sys.executable
@@ -70,6 +72,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--per-size", type=int, default=50, help="tasks per size class (default 50)")
     p.add_argument("--workers", default="1,2", help="worker counts to time (default 1,2)")
     p.add_argument("--seed", type=int, default=0, help="bin/make-tasks seed (default 0)")
+    p.add_argument("--ranker", default=None, metavar="REV",
+                   help="time the code of git revision REV (a snapshot under .cache/snapshots/) instead of the "
+                        "working tree")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 
@@ -131,11 +136,11 @@ class Run:
     stdout_bytes: int
 
 
-def timed_run(args: list[str], poll: float = 0.05) -> Run:
+def timed_run(args: list[str], poll: float = 0.05, env: dict | None = None) -> Run:
     """Run a command with stdout to a temporary file; wall time and peak memory of its process tree."""
     with tempfile.TemporaryFile() as out:
         t0 = time.perf_counter()
-        proc = subprocess.Popen(args, stdout=out, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(args, stdout=out, stderr=subprocess.PIPE, env=env)
         peak = [0]
         stop = threading.Event()
 
@@ -169,8 +174,8 @@ def floor_seconds(folder: Path) -> tuple[int, int, float]:
     return int(n), int(chars), float(seconds)
 
 
-def rank_args(model: Path, workers: int, *paths: Path) -> list[str]:
-    return [str(ROOT / "bin" / "rank"), "--model", str(model), "--workers", str(workers), *map(str, paths)]
+def rank_args(ranker: RankCommand, model: Path, workers: int, *paths: Path) -> list[str]:
+    return ranker.args("--model", str(model), "--workers", str(workers), *map(str, paths))
 
 
 @dataclass
@@ -188,7 +193,7 @@ class Row:
     proc_peak_mib: float
 
 
-def measure(model: Path, sets: list[tuple[str, Path]], workers: list[int], progress: bool
+def measure(ranker: RankCommand, model: Path, sets: list[tuple[str, Path]], workers: list[int], progress: bool
             ) -> tuple[list[Row], dict[int, float]]:
     """Every (set, workers) measurement, and the start-up cost (rank on no file) per worker count."""
     bar = tqdm(total=len(workers) * (len(sets) + 1) + len(sets), unit="run", desc="bench",
@@ -198,7 +203,8 @@ def measure(model: Path, sets: list[tuple[str, Path]], workers: list[int], progr
         for w in workers:
             bar.set_postfix_str(f"start-up, {w} workers")
             # best of 3: the fixed cost (interpreter, imports, model load) is small and noisy
-            startup[w] = min(timed_run(rank_args(model, w, Path(empty))).seconds for _ in range(3))
+            startup[w] = min(timed_run(rank_args(ranker, model, w, Path(empty)), env=ranker.env).seconds
+                             for _ in range(3))
             bar.update()
     rows = []
     for name, folder in sets:
@@ -207,7 +213,7 @@ def measure(model: Path, sets: list[tuple[str, Path]], workers: list[int], progr
         bar.update()
         for w in workers:
             bar.set_postfix_str(f"{name}, {w} workers")
-            run = timed_run(rank_args(model, w, folder))
+            run = timed_run(rank_args(ranker, model, w, folder), env=ranker.env)
             net = max(run.seconds - startup[w], 0.0)
             rows.append(Row(name, n, chars, w, run.seconds, n / run.seconds, floor_s, run.seconds / floor_s,
                             1000 * 1000 * net / max(chars, 1), run.tree_peak_kib / 1024,
@@ -258,12 +264,13 @@ def targets(rows: list[Row], validation: str) -> list[tuple[str, str, str]]:
     return out
 
 
-def signature_line(model: Path, sets: list[tuple[str, Path]], per_size: int, seed: int) -> str:
+def signature_line(model: Path, sets: list[tuple[str, Path]], per_size: int, seed: int,
+                   ranker: str = "worktree") -> str:
     sig = read_signature(model)
     ver = versions()
     model_part = model_signature(sig) if sig else f"model:{model}"
     names = ",".join(f"{n}({len(task_files(f))})" for n, f in sets)
-    return (f"{PROG}|{model_part}|sets:{names}|make-tasks-seed:{seed}|cores:{os.cpu_count()}"
+    return (f"{PROG}|{model_part}|ranker:{ranker}|sets:{names}|make-tasks-seed:{seed}|cores:{os.cpu_count()}"
             f"|tree-sitter:{ver['tree-sitter']}|python:{ver['python']}")
 
 
@@ -294,17 +301,18 @@ def main(argv=None) -> int:
             raise UsageError(f"--validation {args.validation}: no out.txt (not a CodRep 2019 task folder)")
         if sizes and not args.jdk.is_file():
             raise UsageError(f"--jdk {args.jdk}: no such file")
+        ranker = rank_command(args.ranker)
         args.out.mkdir(parents=True, exist_ok=True)
         validation = args.validation.name
         sets = [(validation, args.validation)]
         for size in sizes:
             sets.append((f"jdk-{size_label(size)}",
                          synthetic_folder(args.jdk, size, args.per_size, args.seed, args.out / "tasks")))
-    except (UsageError, OSError) as e:
+    except (UsageError, RankerError, OSError) as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2
     try:
-        rows, startup = measure(args.model, sets, workers, not args.quiet)
+        rows, startup = measure(ranker, args.model, sets, workers, not args.quiet)
     except (RuntimeError, OSError) as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 1
@@ -315,7 +323,7 @@ def main(argv=None) -> int:
     notes = (f"Start-up (bin/rank on no file, best of 3; subtracted for the net ms/1000 chars): {start}.\n"
              "Floor: `python -m bench.floor` loop time (read, tree-sitter parse, cursor walk over every leaf), "
              "one process.")
-    sig = signature_line(args.model, sets, args.per_size, args.seed)
+    sig = signature_line(args.model, sets, args.per_size, args.seed, ranker.label)
     report = f"{table}\n\n{goal}\n\n{notes}\n\n{sig}\n"
     (args.out / "bench.md").write_text(report)
     write_csv(rows, args.out / "bench.csv")

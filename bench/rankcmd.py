@@ -1,0 +1,82 @@
+"""Which `bin/rank` the measuring tools run: the working tree's, or a snapshot of a git revision.
+
+Several people edit `ranker/` while measurements run; `--ranker REV` pins the ranker (and everything it
+imports) to a committed revision, extracted once with `git archive` into .cache/snapshots/<sha>/, so that
+every row of a report is made with the same code. The label goes into the report's signature.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CODE_PATHS = ("ranker", "lm", "parsing", "evaluation", "bin")
+
+
+class RankerError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class RankCommand:
+    argv: tuple[str, ...]       # prefix: append the bin/rank arguments
+    env: dict | None            # None: inherit
+    label: str                  # for signatures: worktree(<sha>[+dirty]) or commit(<sha>)
+
+    def args(self, *rest: str) -> list[str]:
+        return [*self.argv, *rest]
+
+
+def _git(*args: str) -> str:
+    proc = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
+                          env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"})
+    if proc.returncode != 0:
+        raise RankerError(f"git {' '.join(args)}: {(proc.stderr.strip().splitlines() or ['failed'])[-1]}")
+    return proc.stdout.strip()
+
+
+def python() -> str:
+    venv = ROOT / ".venv" / "bin" / "python"
+    return str(venv) if venv.exists() else sys.executable
+
+
+def worktree() -> RankCommand:
+    try:
+        head = _git("rev-parse", "--short=12", "HEAD")
+        dirty = bool(_git("status", "--porcelain", "--untracked-files=no", "--", *CODE_PATHS))
+        label = f"worktree({head}{'+dirty' if dirty else ''})"
+    except (RankerError, OSError):
+        label = "worktree(no-git)"
+    return RankCommand((str(ROOT / "bin" / "rank"),), None, label)
+
+
+def snapshot(rev: str, cache: Path | None = None) -> RankCommand:
+    """bin/rank of revision `rev`, run from a `git archive` copy of it."""
+    try:
+        sha = _git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
+    except RankerError:
+        raise RankerError(f"--ranker {rev}: not a commit of this repository") from None
+    cache = cache or ROOT / ".cache" / "snapshots"
+    snap = cache / sha[:12]
+    if not (snap / ".complete").exists():
+        partial = cache / f"{sha[:12]}.partial"
+        shutil.rmtree(partial, ignore_errors=True)
+        partial.mkdir(parents=True)
+        archive = subprocess.run(["git", "archive", "--format=tar", sha, *CODE_PATHS], cwd=ROOT,
+                                 capture_output=True)
+        if archive.returncode != 0:
+            raise RankerError(f"git archive {sha[:12]}: {archive.stderr.decode(errors='replace').strip()}")
+        subprocess.run(["tar", "-x", "-C", str(partial)], input=archive.stdout, check=True)
+        (partial / ".complete").write_text(sha + "\n")
+        shutil.rmtree(snap, ignore_errors=True)
+        partial.rename(snap)
+    env = {**os.environ, "PYTHONPATH": str(snap)}
+    return RankCommand((python(), "-m", "ranker.cli"), env, f"commit({sha[:12]})")
+
+
+def rank_command(rev: str | None) -> RankCommand:
+    return worktree() if rev is None else snapshot(rev)
