@@ -1,0 +1,45 @@
+"""bench.rankcmd: which bin/rank the measuring tools run (working tree or a commit's snapshot)."""
+import subprocess
+
+import pytest
+
+from bench import rankcmd
+from bench.compare import main as compare_main
+
+from conftest import ROOT
+
+
+def test_worktree_runs_bin_rank():
+    cmd = rankcmd.rank_command(None)
+    assert cmd.argv == (str(ROOT / "bin" / "rank"),) and cmd.env is None
+    assert cmd.label.startswith("worktree(")
+
+
+def test_snapshot_of_head(tmp_path):
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    if not head:
+        pytest.skip("not a git checkout")
+    cmd = rankcmd.snapshot("HEAD", cache=tmp_path)
+    snap = tmp_path / head[:12]
+    assert cmd.label == f"commit({head[:12]})"
+    assert cmd.env["PYTHONPATH"] == str(snap)
+    assert (snap / "ranker" / "cli.py").is_file() and (snap / ".complete").read_text().strip() == head
+    assert cmd.args("--top", "1") == [rankcmd.python(), "-m", "ranker.cli", "--top", "1"]
+    stamp = (snap / ".complete").stat().st_mtime_ns
+    rankcmd.snapshot("HEAD", cache=tmp_path)            # extracted once
+    assert (snap / ".complete").stat().st_mtime_ns == stamp
+
+
+@pytest.mark.parametrize("rev", ["no-such-branch", "0" * 40])
+def test_unknown_revision(rev):
+    with pytest.raises(rankcmd.RankerError, match="not a commit"):
+        rankcmd.rank_command(rev)
+
+
+def test_compare_orders_unknown_revision_exits_2(capsys, tmp_path, tiny_corpus):
+    from evaluation.tasks import make_tasks
+    from conftest import TINY_JAVA
+    make_tasks(sorted(TINY_JAVA.items()), tmp_path / "eval", count=2, seed=0)
+    code = compare_main(["--train", str(tiny_corpus), "--eval", str(tmp_path / "eval"), "--ranker", "nope"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("compare-orders: error: --ranker nope")
