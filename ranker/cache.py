@@ -1,8 +1,10 @@
-"""File-local style: a cache of which gap symbols this file uses between which tokens.
+"""File-local (and folder) style: which gap symbols are written between which tokens.
 
 The gap under test is left out of its own evidence (leave-one-out), so a file's single odd gap does not
-vouch for itself, while a style the file uses consistently (a space inside parentheses, tabs, K&R braces)
-makes the same gap elsewhere in the file unsurprising even when other projects never write it.
+vouch for itself, while a style the file uses consistently (a space inside parentheses, tabs, Allman
+braces) makes the same gap elsewhere in the file unsurprising even when other projects never write it.
+With folder adaptation, the other files of the folder add their counts too (in the strict variant, minus
+the file's own near-duplicates, which would otherwise hand it its own clean copy).
 """
 from __future__ import annotations
 
@@ -10,37 +12,49 @@ import math
 from collections import Counter, defaultdict
 
 
-class GapCache:
-    def __init__(self, symbols: list[str], extra: list[list[str]] = ()):
-        """`symbols`: the alternating gap/token symbols of the file (without '</s>'). `extra`: the symbol
-        streams of other files whose style also counts (folder adaptation)."""
-        self.symbols = symbols
+def gap_context(symbols: list[str], k: int) -> tuple[str, str]:
+    """(token before, token after) of the gap symbol at index k. Coarser contexts (only one side) were
+    tried and hurt: they override the n-gram model's context-specific prediction."""
+    return (symbols[k - 1] if k else "<s>", symbols[k + 1] if k + 1 < len(symbols) else "</s>")
+
+
+class StyleCounts:
+    def __init__(self, streams: list[list[str]] = ()):
         self.counts: dict[tuple[str, str], Counter] = defaultdict(Counter)
         self.totals: Counter = Counter()
-        for syms in [symbols, *extra]:
-            self._add(syms)
+        for syms in streams:
+            self.add(syms)
 
-    @staticmethod
-    def context(symbols: list[str], gap: int) -> tuple[str, str]:
-        k = 2 * gap
-        before = symbols[k - 1] if k > 0 else "<s>"
-        after = symbols[k + 1] if k + 1 < len(symbols) else "</s>"
-        return before, after
-
-    def _add(self, syms: list[str]):
+    def add(self, syms: list[str]) -> None:
         counts, totals = self.counts, self.totals
         for k in range(0, len(syms), 2):
-            # (token before, token after): coarser contexts were tried and hurt (they override the
-            # n-gram model's context-specific prediction)
-            ctx = (syms[k - 1] if k else "<s>", syms[k + 1] if k + 1 < len(syms) else "</s>")
+            ctx = gap_context(syms, k)
             counts[ctx][syms[k]] += 1
             totals[ctx] += 1
 
+    def count(self, ctx, symbol) -> int:
+        c = self.counts.get(ctx)
+        return c[symbol] if c else 0
+
+
+class GapCache:
+    def __init__(self, symbols: list[str], folder: StyleCounts | None = None,
+                 exclude: StyleCounts | None = None):
+        """`symbols`: the file's alternating gap/token symbols (no '</s>'). `folder`: counts over the
+        folder's files; `exclude`: the part of them not to use (the file itself, or its near-duplicates)."""
+        self.symbols = symbols
+        self.own = StyleCounts([symbols])
+        self.folder = folder
+        self.exclude = exclude if exclude is not None else self.own
 
     def adapted(self, gap: int, symbol: str, lm_log10: float, alpha: float) -> float:
-        """log10 of the n-gram probability adapted to the file: a Dirichlet posterior whose prior is the
+        """log10 of the n-gram probability adapted to the style: a Dirichlet posterior whose prior is the
         n-gram model, (count + alpha * P_lm) / (total + alpha), counts leaving the observed gap out."""
-        ctx = self.context(self.symbols, gap)
-        total = self.totals[ctx] - 1
-        count = self.counts[ctx][symbol] - (symbol == self.symbols[2 * gap])
+        k = 2 * gap
+        ctx = gap_context(self.symbols, k)
+        count = self.own.count(ctx, symbol) - (symbol == self.symbols[k])
+        total = self.own.totals[ctx] - 1
+        if self.folder is not None:
+            count += self.folder.count(ctx, symbol) - self.exclude.count(ctx, symbol)
+            total += self.folder.totals[ctx] - self.exclude.totals[ctx]
         return math.log10((count + alpha * 10.0 ** lm_log10) / (total + alpha))

@@ -1,7 +1,8 @@
 """bin/rank: rank every character offset of Java files by how unnatural its formatting is (CodRep 2019).
 
 Output, one line per file, sorted by path: '<absolute path> <offset> <offset> ...', most suspicious first,
-every offset 1..n of the file listed (the CodRep 2019 format).
+every offset 1..n of the file listed (the CodRep 2019 format). With --explain, the top findings per file as
+'path:line:col: <observed gap> -> <suggested repair> (score)' instead.
 """
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import argparse
 import contextlib
 import os
 import sys
+from dataclasses import dataclass
 from multiprocessing import get_context
 from pathlib import Path
 
@@ -17,13 +19,37 @@ from lm.model import LanguageModel
 from lm.signature import model_signature
 from parsing.schemes import UnknownScheme, get_scheme
 
+from .explain import explain_json, explain_lines
 from .files import InputError, expand, read_source
-from .rank import rank_text
+from .folder import folder_style
+from .rank import Style, rank_text
+from .score import Scorer
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_MODEL = ROOT / ".models" / "default-kind-o6.bin"
+# Weight of the project model in the interpolation (project protocol), chosen on codrep2019/validation
+# by overall MRR over 0.1, 0.3, 0.5 (see README).
+PROJECT_WEIGHT = 0.3
+ADAPT = ("file", "folder", "folder-strict", "none")
 
-_worker = {}   # per process: the model and scheme, loaded once (inherited through fork)
+
+@dataclass(frozen=True)
+class RankConfig:
+    model: str
+    project_model: str | None = None
+    project_weight: float = PROJECT_WEIGHT
+    adapt: str = "file"
+    top: int | None = None
+    explain: bool = False
+    json: bool = False
+
+    def signature(self, lm: LanguageModel) -> str:
+        sig = model_signature(lm.signature) if lm.signature else f"model:{self.model}"
+        project = f"|project:{Path(self.project_model).name}@{self.project_weight}" if self.project_model else ""
+        return f"rank|{sig}{project}|adapt:{self.adapt}|method:repair"
+
+
+_worker: dict = {}   # per process: scorer, scheme, config, folder style; set before forking
 
 
 def parser() -> argparse.ArgumentParser:
@@ -31,11 +57,21 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="+", metavar="PATH", help="task folders (their *.txt but out.txt), "
                    "folders of *.java, or files")
     p.add_argument("--task", choices=["codrep2019", "codrep2018"], default="codrep2019",
-                   help="codrep2019: rank offsets (default); codrep2018: rank replaced lines")
+                   help="codrep2019: rank offsets (default); codrep2018: rank replaced lines (see --help there)")
     p.add_argument("--model", type=Path, default=None,
                    help=f"KenLM model built by bin/build-lm (default {DEFAULT_MODEL.relative_to(ROOT)}, "
                         "built from corpora/ on first use)")
-    p.add_argument("--top", type=int, default=None, metavar="K", help="print only the K best offsets")
+    p.add_argument("--project-model", type=Path, default=None,
+                   help="a model of the project's own code, interpolated with --model")
+    p.add_argument("--project-weight", type=float, default=PROJECT_WEIGHT,
+                   help=f"weight of the project model (default {PROJECT_WEIGHT})")
+    p.add_argument("--adapt", choices=ADAPT, default="file",
+                   help="style learned without labels: from the file itself (default), from every file of "
+                        "the folder too, the same minus the file's near-duplicates (folder-strict), or none")
+    p.add_argument("--explain", action="store_true", help="print the top findings per file, linter style")
+    p.add_argument("--json", action="store_true", help="with --explain: one JSON object per finding")
+    p.add_argument("--top", type=int, default=None, metavar="K",
+                   help="print only the K best offsets (with --explain: findings; default 3)")
     p.add_argument("--workers", type=int, default=os.cpu_count(), help="processes (default: all cores)")
     return p
 
@@ -44,74 +80,74 @@ def ensure_default_model() -> Path:
     if not DEFAULT_MODEL.exists():
         print(f"rank: no default model yet; building {DEFAULT_MODEL.relative_to(ROOT)} from corpora/ "
               "(once, a few minutes)", file=sys.stderr)
-        build_default_model()
+        with contextlib.redirect_stdout(sys.stderr):   # stdout carries rankings only
+            code = build_default_model_cli(["--order", "6", "--output", str(DEFAULT_MODEL), str(ROOT / "corpora")])
+        if code != 0:
+            raise FileNotFoundError("could not build the default model (see the error above)")
     return DEFAULT_MODEL
 
 
-def build_default_model() -> None:
-    with contextlib.redirect_stdout(sys.stderr):   # stdout carries rankings only
-        code = build_default_model_cli(["--order", "6", "--output", str(DEFAULT_MODEL), str(ROOT / "corpora")])
-    if code != 0:
-        raise FileNotFoundError("could not build the default model (see the error above)")
+def load(cfg: RankConfig) -> tuple[Scorer, LanguageModel]:
+    lm = LanguageModel(cfg.model)
+    get_scheme(lm.scheme)   # an unknown scheme in the signature is an error naming it
+    project = LanguageModel(cfg.project_model) if cfg.project_model else None
+    return Scorer(lm, project, cfg.project_weight), lm
 
 
-def _init(model_path: str):
-    if "lm" not in _worker:
-        lm = LanguageModel(model_path)
-        _worker.update(lm=lm, scheme=get_scheme(lm.scheme))
-
-
-def _rank_one(job):
-    path, top = job
+def _rank_one(path: str):
+    cfg: RankConfig = _worker["cfg"]
     try:
         text = read_source(Path(path))
     except InputError as e:
-        return path, None, str(e)
+        return None, str(e)
     note = f"{path}: starts with a UTF-8 BOM; offsets count it as character 1" if text.startswith("\ufeff") else None
-    ranked = rank_text(_worker["lm"], _worker["scheme"], text, path)
-    if top is not None and ranked.length:
-        line = path + " " + " ".join(map(str, ranked.offsets()[:top].tolist()))
-    else:
-        line = ranked.line()
-    return path, line, note
+    style = _worker["styles"](path) if _worker.get("styles") else Style()
+    ranked = rank_text(_worker["scorer"], _worker["scheme"], text, path, cfg.adapt != "none", style)
+    if cfg.explain:
+        fmt = explain_json if cfg.json else explain_lines
+        return "\n".join(fmt(path, text, ranked.findings, cfg.top or 3)), note
+    return ranked.line(cfg.top), note
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     args = parser().parse_args(argv)
     if args.task == "codrep2018":
         from lines.cli import rank_main   # the CodRep 2018 line ranker
-        return rank_main(argv_without_task(argv if argv is not None else sys.argv[1:]))
+        return rank_main(argv_without_task(argv))
     status = 0
-    files: list[Path] = []
+    files: list[str] = []
     for p in args.paths:
         try:
-            files.extend(expand(Path(p)))
+            files.extend(str(f) for f in expand(Path(p)))
         except InputError as e:
             print(f"rank: error: {e}", file=sys.stderr)
             status = 2
     try:
-        model_path = args.model or ensure_default_model()
-        _init(str(model_path))
-    except (FileNotFoundError, UnknownScheme, OSError) as e:
-        print(f"rank: error: {args.model}: {e}", file=sys.stderr)
+        cfg = RankConfig(str(args.model or ensure_default_model()),
+                         str(args.project_model) if args.project_model else None, args.project_weight,
+                         args.adapt, args.top, args.explain, args.json)
+        scorer, lm = load(cfg)
+    except (FileNotFoundError, UnknownScheme, ValueError, OSError) as e:
+        print(f"rank: error: {e}", file=sys.stderr)
         return 2
-    lm = _worker["lm"]
-    print(f"rank|{model_signature(lm.signature) if lm.signature else 'model:' + str(model_path)}"
-          "|method:repair", file=sys.stderr)
-    jobs = [(str(f), args.top) for f in files]
+    scheme = get_scheme(lm.scheme)
+    styles = folder_style(files, scheme, strict=cfg.adapt == "folder-strict") if cfg.adapt.startswith("folder") else None
+    _worker.update(cfg=cfg, scorer=scorer, scheme=scheme, styles=styles)
+    print(cfg.signature(lm), file=sys.stderr)
     out = sys.stdout
-    if args.workers <= 1 or len(jobs) < 2:
-        results = map(_rank_one, jobs)
-        pool = None
+    pool = None
+    if args.workers <= 1 or len(files) < 2:
+        results = map(_rank_one, files)
     else:
         # fork after loading: workers share the model's pages instead of loading it again
         pool = get_context("fork").Pool(args.workers)
-        results = pool.imap(_rank_one, jobs, chunksize=4)
+        results = pool.imap(_rank_one, files, chunksize=4)
     try:
-        for path, line, note in results:
+        for line, note in results:
             if note:
                 print(f"rank: {'warning' if line is not None else 'error'}: {note}", file=sys.stderr)
-            if line is not None:
+            if line:   # None: unreadable; '': --explain found nothing
                 out.write(line)
                 out.write("\n")
     finally:
@@ -127,13 +163,10 @@ def argv_without_task(argv: list[str]) -> list[str]:
     for a in argv:
         if skip:
             skip = False
-            continue
-        if a == "--task":
+        elif a == "--task":
             skip = True
-            continue
-        if a.startswith("--task="):
-            continue
-        out.append(a)
+        elif not a.startswith("--task="):
+            out.append(a)
     return out
 
 

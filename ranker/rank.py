@@ -5,13 +5,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lm.model import LanguageModel
 from parsing.java import tokenize
 from parsing.schemes import Scheme
 
-from .cache import GapCache
+from .cache import GapCache, StyleCounts
 from .repairs import Repair, edit_offset, gap_edits
-from .score import repair_delta, score_stream
+from .score import Scorer, repair_delta, score_stream
+
+# Dirichlet strength of the style cache, chosen on codrep2019/learning (tasks 0..999 by name, c18-o7
+# model): alpha 0.5: 0.9845, 1: 0.9846, 2: 0.9825, 4: 0.9802, no cache: 0.9717.
+CACHE_ALPHA = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,24 +38,27 @@ class RankedFile:
         mask[cand] = False
         return np.concatenate([cand, np.flatnonzero(mask)])
 
-    def line(self) -> str:
+    def line(self, top: int | None = None) -> str:
         """The CodRep 2019 prediction line: '<path> <offset> <offset> ...'."""
         if self.length == 0:
             return self.path
-        return self.path + " " + " ".join(map(str, self.offsets().tolist()))
+        offsets = self.offsets() if top is None else self.offsets()[:top]
+        return self.path + " " + " ".join(map(str, offsets.tolist()))
 
 
-# Dirichlet strength of the file-style cache, chosen on codrep2019/learning (tasks 0..999 by name):
-# alpha 0.5: 0.9845, 1: 0.9846, 2: 0.9825, 4: 0.9802, no cache: 0.9717.
-CACHE_ALPHA = 1.0
+@dataclass(frozen=True)
+class Style:
+    """What the style cache learns from besides the file: nothing, or the folder's counts minus a part."""
+    folder: StyleCounts | None = None
+    exclude: StyleCounts | None = None
 
 
-def find_repairs(lm: LanguageModel, scheme: Scheme, text: str, adapt: bool = True,
+def find_repairs(scorer: Scorer, scheme: Scheme, text: str, adapt: bool = True, style: Style = Style(),
                  alpha: float = CACHE_ALPHA) -> list[Finding]:
     """Score every plausible repair; each offset keeps its best repair; best first (ties: lower offset)."""
     stream = tokenize(text)
-    scored = score_stream(lm, scheme, stream)
-    cache = GapCache(scored.symbols[:-1]) if adapt else None
+    scored = score_stream(scorer, scheme, stream)
+    cache = GapCache(scored.symbols[:-1], style.folder, style.exclude) if adapt else None
     n = len(text)
     best: dict[int, Finding] = {}
     for i in range(len(stream) + 1):
@@ -63,13 +69,14 @@ def find_repairs(lm: LanguageModel, scheme: Scheme, text: str, adapt: bool = Tru
             offset = edit_offset(where, start, end)
             if offset > n:
                 continue   # an insertion after the file's last character
-            delta = repair_delta(lm, scored, i, repaired, cache, alpha)
+            delta = repair_delta(scorer, scored, i, repaired, cache, alpha)
             f = best.get(offset)
             if f is None or delta > f.score:
                 best[offset] = Finding(offset, delta, Repair(i, gap, repaired, offset))
     return sorted(best.values(), key=lambda f: (-f.score, f.offset))
 
 
-def rank_text(lm: LanguageModel, scheme: Scheme, text: str, path: str = "", adapt: bool = True) -> RankedFile:
-    findings = find_repairs(lm, scheme, text, adapt) if text else []
+def rank_text(scorer: Scorer, scheme: Scheme, text: str, path: str = "", adapt: bool = True,
+              style: Style = Style()) -> RankedFile:
+    findings = find_repairs(scorer, scheme, text, adapt, style) if text else []
     return RankedFile(path, len(text), tuple(findings))

@@ -1,11 +1,14 @@
-"""Score repairs by how much more probable they make the symbol stream under a KenLM model.
+"""Score repairs by how much more probable they make the symbol stream under KenLM models.
 
 For a repair of gap i, only symbol 2i changes, plus the next newline gap's symbol when the repair moves
-the indentation it is measured against. Rescoring starts from the stored KenLM state before symbol 2i and
-stops as soon as the state after a symbol equals the original one: from there on every score is the same.
+the indentation it is measured against. Rescoring starts from the stored KenLM state(s) before symbol 2i
+and stops as soon as the state after a symbol equals the original one: from there on every score is the
+same. With a project model, each symbol's probability is (1 - w) P_general + w P_project, each model
+keeping its own state.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import kenlm
@@ -17,27 +20,55 @@ from parsing.tokens import TokenStream
 from .cache import GapCache
 
 
+class Scorer:
+    """One KenLM model, or a general model interpolated with a project model."""
+
+    def __init__(self, general: LanguageModel, project: LanguageModel | None = None, weight: float = 0.0):
+        if project is not None and project.scheme != general.scheme:
+            raise ValueError(f"project model scheme '{project.scheme}' differs from '{general.scheme}'")
+        self.general, self.project, self.weight = general, project, weight
+        self.scheme = general.scheme
+        self.mixed = project is not None and weight > 0
+        self._g = general.model.BaseScore
+        self._p = project.model.BaseScore if project is not None else None
+
+    def begin(self):
+        if self.mixed:
+            return (self.general.begin(), self.project.begin())
+        return self.general.begin()
+
+    def step(self, state, symbol: str):
+        """(log10 P(symbol | state), next state)."""
+        if not self.mixed:
+            out = kenlm.State()
+            return self._g(state, symbol, out), out
+        g_out, p_out = kenlm.State(), kenlm.State()
+        g = self._g(state[0], symbol, g_out)
+        p = self._p(state[1], symbol, p_out)
+        w = self.weight
+        return math.log10((1.0 - w) * 10.0 ** g + w * 10.0 ** p), (g_out, p_out)
+
+
 @dataclass(frozen=True)
 class ScoredStream:
     """A file's symbols with the per-symbol log10 scores and the KenLM state before each symbol."""
     stream: TokenStream
     symbols: list[str]          # 2n+1 symbols, then '</s>'
     scores: list[float]         # log10 P(symbol k | history), len == len(symbols)
-    states: list[kenlm.State]   # states[k]: context symbol k was scored in
+    states: list                # states[k]: context symbol k was scored in (len(symbols) + 1 entries)
     indents: list[str]          # indentation of the line each gap starts on
     next_newline_gap: list[int] # for gap i: the next gap whose symbol depends on gap i's indentation, or -1
 
 
-def score_stream(lm: LanguageModel, scheme: Scheme, stream: TokenStream) -> ScoredStream:
+def score_stream(scorer: Scorer, scheme: Scheme, stream: TokenStream) -> ScoredStream:
     symbols = scheme.symbols(stream) + ["</s>"]
-    base = lm.model.BaseScore
-    state = lm.begin()
+    step = scorer.step
+    state = scorer.begin()
     states, scores = [state], []
     for sym in symbols:
-        out = kenlm.State()
-        scores.append(base(state, sym, out))
-        states.append(out)
-        state = out
+        s, state = step(state, sym)
+        scores.append(s)
+        states.append(state)
     indents, next_nl = _indent_links(stream)
     return ScoredStream(stream, symbols, scores, states, indents, next_nl)
 
@@ -68,10 +99,10 @@ def _indent_links(stream: TokenStream):
     return indents, next_nl
 
 
-def repair_delta(lm: LanguageModel, scored: ScoredStream, gap: int, repaired: str,
+def repair_delta(scorer: Scorer, scored: ScoredStream, gap: int, repaired: str,
                  cache: GapCache | None = None, alpha: float = 1.0) -> float:
     """log10 P(repaired stream) - log10 P(observed stream); with a cache, the repaired gap's own symbol
-    is scored by the n-gram model interpolated with the file's style."""
+    is scored by the n-gram model adapted to the file's (or folder's) style."""
     new_sym = gap_symbol(repaired, scored.indents[gap])
     changes = {2 * gap: new_sym}
     j = scored.next_newline_gap[gap]
@@ -80,7 +111,7 @@ def repair_delta(lm: LanguageModel, scored: ScoredStream, gap: int, repaired: st
         sym_j = gap_symbol(scored.stream.gap_text(j), new_indent)
         if sym_j != scored.symbols[2 * j]:
             changes[2 * j] = sym_j
-    delta, first = _rescore(lm, scored, changes)
+    delta, first = _rescore(scorer, scored, changes)
     if cache is not None:
         k = 2 * gap
         old = scored.scores[k]
@@ -89,9 +120,9 @@ def repair_delta(lm: LanguageModel, scored: ScoredStream, gap: int, repaired: st
     return delta
 
 
-def _rescore(lm, scored: ScoredStream, changes: dict[int, str]) -> tuple[float, float]:
+def _rescore(scorer: Scorer, scored: ScoredStream, changes: dict[int, str]) -> tuple[float, float]:
     """(log10 gain of the changed stream, log10 score of the first changed symbol)."""
-    base = lm.model.BaseScore
+    step = scorer.step
     symbols, scores, states = scored.symbols, scored.scores, scored.states
     todo = sorted(changes)
     end = len(symbols)
@@ -101,8 +132,7 @@ def _rescore(lm, scored: ScoredStream, changes: dict[int, str]) -> tuple[float, 
     state = states[k]
     first = None
     while k < end:
-        out = kenlm.State()
-        s = base(state, changes.get(k, symbols[k]), out)
+        s, out = step(state, changes.get(k, symbols[k]))
         if first is None:
             first = s
         delta += s - scores[k]

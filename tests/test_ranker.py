@@ -9,7 +9,7 @@ from parsing.schemes import get_scheme
 from ranker.cli import main as rank_main
 from ranker.rank import rank_text
 from ranker.repairs import FIRST, LAST, NEXT, edit_offset, gap_edits
-from ranker.score import repair_delta, score_stream
+from ranker.score import Scorer, repair_delta, score_stream
 
 from conftest import TINY_JAVA
 
@@ -51,13 +51,13 @@ def test_windowed_rescoring_equals_full_rescoring(tiny_model, text, gap_text, re
     lm = LanguageModel(tiny_model)
     scheme = get_scheme("kind")
     stream = tokenize(text)
-    scored = score_stream(lm, scheme, stream)
+    scored = score_stream(Scorer(lm), scheme, stream)
     for i in range(len(stream) + 1):
         if stream.gap_text(i) != gap_text:
             continue
         # the ranker keeps tokens fixed (a deleted separator does not merge them): so does this check
         full = lm.score(scheme.symbols(stream.with_gap(i, repaired))) - lm.score(scheme.symbols(stream))
-        assert repair_delta(lm, scored, i, repaired) == pytest.approx(full, abs=1e-4)
+        assert repair_delta(Scorer(lm), scored, i, repaired) == pytest.approx(full, abs=1e-4)
 
 
 @pytest.mark.slow
@@ -69,7 +69,7 @@ def test_windowed_rescoring_equals_full_rescoring(tiny_model, text, gap_text, re
 def test_injected_error_is_ranked_first(tiny_model, clean, broken, answer_of):
     text = TINY_JAVA["A.java"].replace(clean, broken)
     assert text != TINY_JAVA["A.java"]
-    ranked = rank_text(LanguageModel(tiny_model), get_scheme("kind"), text, "t")
+    ranked = rank_text(Scorer(LanguageModel(tiny_model)), get_scheme("kind"), text, "t", adapt=False)
     offsets = ranked.offsets().tolist()
     assert sorted(offsets) == list(range(1, len(text) + 1))   # a full ranking of 1..n
     assert offsets[0] == answer_of(text)

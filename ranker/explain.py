@@ -1,0 +1,39 @@
+"""Findings as a linter reports them: path:line:col: <observed gap> -> <suggested repair> (score)."""
+from __future__ import annotations
+
+import json
+
+from .rank import Finding
+
+_SHOW = {" ": "␣", "\t": "⇥", "\n": "↵", "\r": "␍", "\x0c": "␌"}
+
+
+def show_gap(gap: str) -> str:
+    """A gap made visible: '␣' space, '⇥' tab, '↵' newline; '∅' for the empty gap."""
+    return "".join(_SHOW.get(c, c) for c in gap) or "∅"
+
+
+def line_col(text: str, offset: int) -> tuple[int, int]:
+    """1-based line and column of a 1-based character offset."""
+    before = text[: offset - 1]
+    line = before.count("\n") + 1
+    return line, offset - (before.rfind("\n") + 1)
+
+
+def explain_lines(path: str, text: str, findings: list[Finding] | tuple[Finding, ...], top: int) -> list[str]:
+    out = []
+    for f in findings[:top]:
+        line, col = line_col(text, f.offset)
+        out.append(f"{path}:{line}:{col}: '{show_gap(f.repair.observed)}' -> '{show_gap(f.repair.repaired)}' "
+                   f"({f.score:.2f})")
+    return out
+
+
+def explain_json(path: str, text: str, findings, top: int) -> list[str]:
+    out = []
+    for f in findings[:top]:
+        line, col = line_col(text, f.offset)
+        out.append(json.dumps({"path": path, "offset": f.offset, "line": line, "col": col, "gap": f.repair.gap,
+                               "observed": f.repair.observed, "repaired": f.repair.repaired,
+                               "score": round(f.score, 4)}))
+    return out

@@ -1,0 +1,39 @@
+"""Folder adaptation: the style of every file the ranker is given, learned without labels."""
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+from lm.codrep2019_clean import near_duplicate_key
+from parsing.java import tokenize
+from parsing.schemes import Scheme
+
+from .cache import StyleCounts
+from .files import InputError, read_source
+from .rank import Style
+
+
+def folder_style(paths: list[str], scheme: Scheme, strict: bool):
+    """A function path -> Style: the folder's gap counts, minus the file itself (it counts on its own,
+    leave-one-out) or, when strict, minus every near-duplicate of it (identical without whitespace)."""
+    folder = StyleCounts()
+    own: dict[str, StyleCounts] = {}
+    group_of: dict[str, bytes] = {}
+    groups: dict[bytes, StyleCounts] = defaultdict(StyleCounts)
+    for p in paths:
+        try:
+            text = read_source(Path(p))
+        except InputError:
+            continue    # reported when the file itself is ranked
+        syms = scheme.symbols(tokenize(text))
+        folder.add(syms)
+        own[p] = StyleCounts([syms])
+        if strict:
+            key = near_duplicate_key(text.encode("utf-8"))
+            group_of[p] = key
+            groups[key].add(syms)
+
+    def style(path: str) -> Style:
+        exclude = groups[group_of[path]] if strict and path in group_of else own.get(path)
+        return Style(folder, exclude)
+    return style
