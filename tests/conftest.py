@@ -1,5 +1,6 @@
-import shutil
+import io
 import sys
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
@@ -50,3 +51,12 @@ def tiny_model(tmp_path, tiny_corpus, lmplz_available) -> Path:
     out = tmp_path / "tiny.bin"
     build(BuildConfig((str(tiny_corpus),), order=4, output=out), progress=False)
     return out
+
+
+def run_rank(argv):
+    """bin/rank in-process: (exit status, stdout, stderr)."""
+    from ranker.cli import main as rank_main
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = rank_main(argv)
+    return code, out.getvalue(), err.getvalue()

@@ -1,21 +1,17 @@
-import io
 import math
 import re
-from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
 
 from lm.model import LanguageModel
 from parsing.java import tokenize
 from parsing.schemes import get_scheme
-from ranker.cache import GapCache, StyleCounts, gap_context
-from ranker.cli import main as rank_main
+from ranker.cache import GapCache, gap_context
 from ranker.explain import line_col, show_gap
 from ranker.folder import folder_style
-from ranker.rank import rank_text
 from ranker.score import Scorer
 
-from conftest import TINY_JAVA
+from conftest import TINY_JAVA, run_rank
 
 KIND = get_scheme("kind")
 
@@ -87,12 +83,6 @@ def test_project_mixture_is_the_interpolated_probability(tiny_model, tmp_path, l
         b, ps = p.advance(ps, sym)
         assert s == pytest.approx(math.log10(0.75 * 10 ** a + 0.25 * 10 ** b))
 
-
-def run_rank(argv):
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = rank_main(argv)
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.mark.slow

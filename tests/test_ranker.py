@@ -1,17 +1,14 @@
-import io
-from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
 
 from lm.model import LanguageModel
 from parsing.java import tokenize
 from parsing.schemes import get_scheme
-from ranker.cli import main as rank_main
 from ranker.rank import rank_text
 from ranker.repairs import FIRST, LAST, NEXT, edit_offset, gap_edits
 from ranker.score import Scorer, repair_delta, score_stream
 
-from conftest import TINY_JAVA
+from conftest import TINY_JAVA, run_rank
 
 
 @pytest.mark.parametrize("gap, expected", [
@@ -74,12 +71,6 @@ def test_injected_error_is_ranked_first(tiny_model, clean, broken, answer_of):
     assert sorted(offsets) == list(range(1, len(text) + 1))   # a full ranking of 1..n
     assert offsets[0] == answer_of(text)
 
-
-def run_rank(argv):
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = rank_main(argv)
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.mark.slow
