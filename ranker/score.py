@@ -122,6 +122,8 @@ def repair_delta(scorer: Scorer, scored: ScoredStream, gap: int, repaired: str,
 
 def _rescore(scorer: Scorer, scored: ScoredStream, changes: dict[int, str]) -> tuple[float, float]:
     """(log10 gain of the changed stream, log10 score of the first changed symbol)."""
+    if not scorer.mixed:
+        return _rescore_one(scorer._g, scored, changes)
     step = scorer.step
     symbols, scores, states = scored.symbols, scored.scores, scored.states
     todo = sorted(changes)
@@ -147,3 +149,30 @@ def _rescore(scorer: Scorer, scored: ScoredStream, changes: dict[int, str]) -> t
             out = states[k]
         state = out
     return delta, first
+
+
+def _rescore_one(base, scored: ScoredStream, changes: dict[int, str]) -> tuple[float, float]:
+    """_rescore for a single model, with KenLM called directly: this loop is where ranking spends its time."""
+    symbols, scores, states = scored.symbols, scored.scores, scored.states
+    todo = sorted(changes)
+    end = len(symbols)
+    new_state = kenlm.State
+    t = 0
+    k = todo[0]
+    state = states[k]
+    out = new_state()
+    first = base(state, changes[k], out)
+    delta = first - scores[k]
+    while True:
+        k += 1
+        if out == states[k]:
+            while t < len(todo) and todo[t] < k:
+                t += 1
+            if t == len(todo):
+                return delta, first
+            k = todo[t]
+            out = states[k]
+        if k >= end:
+            return delta, first
+        state, out = out, new_state()
+        delta += base(state, changes.get(k, symbols[k]), out) - scores[k]
