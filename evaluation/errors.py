@@ -27,19 +27,26 @@ class TaskOutcome:
         return 1.0 / self.position if self.position else 0.0
 
 
+def originals(folder: Path) -> dict[str, str]:
+    """Each task's original (error-free) text: from truth.jsonl when bin/make-tasks wrote the folder,
+    else voted from the task's near-duplicate copies (a task with < 3 copies maps to itself)."""
+    truth_file = folder / "truth.jsonl"
+    if not truth_file.exists():
+        return {str(p.absolute()): b.decode("utf-8", errors="replace") for p, b in base_texts(folder).items()}
+    out = {}
+    for line in truth_file.read_text().splitlines():
+        t = json.loads(line)
+        p = folder / t["task"]
+        text = p.read_text(encoding="utf-8")
+        lo = t["gap_start"] - 1
+        out[str(p.absolute())] = text[:lo] + t["original"] + text[lo + len(t["edited"]):]
+    return out
+
+
 def outcomes(folder: Path, predictions: dict[str, list[int]]) -> list[TaskOutcome]:
     answers = read_answers(str(folder))
-    truth_file = folder / "truth.jsonl"
-    edits: dict[str, Edit | None] = {}
-    if truth_file.exists():
-        for line in truth_file.read_text().splitlines():
-            t = json.loads(line)
-            p = str((folder / t["task"]).absolute())
-            edits[p] = Edit(t["kind"], "", -1, t["edited"], t["original"], "", "")
-    else:
-        for p, base in base_texts(folder).items():
-            edits[str(p.absolute())] = find_edit(p.read_text(encoding="utf-8", errors="replace"),
-                                                  base.decode("utf-8", errors="replace"))
+    edits = {p: find_edit(Path(p).read_text(encoding="utf-8", errors="replace"), original)
+             for p, original in originals(folder).items()}
     return [TaskOutcome(p, answer_position(predictions.get(p, ()), a), edits.get(p))
             for p, a in sorted(answers.items())]
 
@@ -71,3 +78,37 @@ def by_tokens(r: TaskOutcome) -> str:
     if not r.edit:
         return "unrecovered"
     return f"{r.edit.before[:20]!r} _ {r.edit.after[:20]!r}"
+
+
+@dataclass(frozen=True)
+class Exactness:
+    first: int      # tasks whose top finding is the answer
+    exact: int      # ... and whose top repair gives back the original file exactly
+    checked: int    # ... of those whose original is known (truth.jsonl, or voted from >= 3 copies)
+
+
+def repair_exactness(folder: Path, explanations: list[dict]) -> Exactness:
+    """How often the top suggested repair is exactly the change that removes the injected error."""
+    from parsing.java import tokenize
+
+    answers = read_answers(str(folder))
+    top = {}
+    for e in explanations:
+        top.setdefault(e["path"], e)   # the first finding of each file is its best
+    known = originals(folder)
+    first = exact = checked = 0
+    for path, answer in answers.items():
+        e = top.get(path)
+        if e is None or e["offset"] != answer:
+            continue
+        first += 1
+        original = known.get(path)
+        text = Path(path).read_text(encoding="utf-8")
+        if original is None or original == text:
+            continue    # no independent original to compare with
+        checked += 1
+        stream = tokenize(text)
+        lo = stream.gap_start(e["gap"])
+        repaired = text[:lo] + e["repaired"] + text[lo + len(e["observed"]):]
+        exact += repaired == original
+    return Exactness(first, exact, checked)

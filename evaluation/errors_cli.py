@@ -6,12 +6,13 @@ surrounding tokens, with counts and MRR lost per group, so the next improvement 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
 from .codrep2019 import parse_predictions, score_rankings
 from .common import InputError
-from .errors import by_context, by_kind, by_tokens, group_failures, outcomes
+from .errors import by_context, by_kind, by_tokens, group_failures, outcomes, repair_exactness
 
 
 def main(argv=None) -> int:
@@ -19,6 +20,8 @@ def main(argv=None) -> int:
     p.add_argument("folder", type=Path, help="the CodRep 2019 task folder the predictions are for")
     p.add_argument("--predictions", type=Path, help="prediction file (default: stdin)")
     p.add_argument("--top", type=int, default=15, help="rows per table")
+    p.add_argument("--explanations", type=Path, help="output of 'bin/rank --explain --json --top 1' for the "
+                   "same folder: also report how often the top repair is exactly the injected edit undone")
     args = p.parse_args(argv)
     try:
         lines = (args.predictions.read_text() if args.predictions else sys.stdin.read()).splitlines()
@@ -30,6 +33,10 @@ def main(argv=None) -> int:
     firsts = sum(1 for r in results if r.position == 1)
     mrr = sum(r.reciprocal_rank for r in results) / max(len(results), 1)
     print(f"tasks: {len(results)}  ranked first: {firsts}  not first: {len(results) - firsts}  MRR: {mrr:.4f}")
+    if args.explanations:
+        ex = repair_exactness(args.folder, [json.loads(l) for l in args.explanations.read_text().splitlines() if l])
+        print(f"top-1 repair exact: {ex.exact} of {ex.checked} tasks ranked first with a known original "
+              f"({ex.exact / max(ex.checked, 1):.4f}); {ex.first} ranked first")
     for title, key in (("by kind of edit", by_kind), ("by surrounding tokens", by_tokens),
                        ("by context and edit", by_context)):
         print(f"\n{title:<60} {'tasks':>6} {'MRR lost':>9}")
