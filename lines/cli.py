@@ -5,13 +5,19 @@ import argparse
 import os
 import sys
 import time
-from multiprocessing import Pool
+import multiprocessing
 from pathlib import Path
 
 from .model import LineRanker, ModelError, RankerConfig
 from .tasks import TaskError, read_task, task_number, task_paths
 
 DEFAULT_MODEL = Path(".models/lines")
+
+
+def _pool(workers, initializer=None, initargs=()):
+    """Worker processes started by a fresh server, not forked: LightGBM's OpenMP runtime deadlocks in a
+    child forked after the parent used it."""
+    return multiprocessing.get_context("forkserver").Pool(workers, initializer=initializer, initargs=initargs)
 
 
 # ------------------------------------------------------------------------------------------ ranking
@@ -51,6 +57,8 @@ def rank_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", type=Path, default=DEFAULT_MODEL,
                    help=f"model directory from bin/train-line-ranker (default {DEFAULT_MODEL})")
     p.add_argument("--workers", type=int, default=1, help="ranking processes (default 1)")
+    p.add_argument("--task", choices=["codrep2018"], default="codrep2018",
+                   help="accepted for bin/rank's routing; this command ranks CodRep 2018 tasks only")
     p.add_argument("--baseline", action="store_true",
                    help="rank by the model's best single feature only (the baseline the ranker is compared with)")
     return p
@@ -74,7 +82,7 @@ def rank_paths(paths: list[str], model: Path, workers: int = 1, baseline: bool =
         results = map(_rank_one, files)
         pool = None
     else:
-        pool = Pool(workers, initializer=_init, initargs=(str(model), baseline))
+        pool = _pool(workers, initializer=_init, initargs=(str(model), baseline))
         results = pool.imap(_rank_one, files, chunksize=16)
     try:
         for path, lines, msg in results:
@@ -129,8 +137,8 @@ def train_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=2, help="processes for features and LightGBM (default 2)")
     p.add_argument("--order", type=int, default=RankerConfig.lm_order, help="LM n-gram order (default %(default)s)")
     p.add_argument("--top-k", type=int, default=RankerConfig.top_k, help="lines re-ranked by stage 2 (default %(default)s)")
-    p.add_argument("--rounds1", type=int, default=300, help="boosting rounds of stage 1 (default %(default)s)")
-    p.add_argument("--rounds2", type=int, default=400, help="boosting rounds of stage 2 (default %(default)s)")
+    p.add_argument("--rounds1", type=int, default=200, help="boosting rounds of stage 1 (default %(default)s)")
+    p.add_argument("--rounds2", type=int, default=300, help="boosting rounds of stage 2 (default %(default)s)")
     p.add_argument("--limit", type=int, help="use only the first N tasks of each source (quick runs)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     return p
@@ -157,9 +165,9 @@ def train_main(argv=None) -> int:
     if args.workers < 1 or args.top_k < 1 or not 1 <= args.order <= 10:
         print("train-line-ranker: error: --workers and --top-k must be >= 1, --order within 1..10", file=sys.stderr)
         return 2
-    cfg = TrainConfig(tuple(args.sources), args.output,
-                      RankerConfig(top_k=args.top_k, lm_order=args.order), args.workers,
-                      args.rounds1, args.rounds2, args.limit, not args.quiet)
+    cfg = TrainConfig(sources=tuple(args.sources), output=args.output,
+                      ranker=RankerConfig(top_k=args.top_k, lm_order=args.order), workers=args.workers,
+                      rounds1=args.rounds1, rounds2=args.rounds2, limit=args.limit, progress=not args.quiet)
     try:
         sig = train(cfg)
     except (TaskError, KenlmError, OSError, ValueError) as e:

@@ -19,7 +19,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from importlib import metadata
-from multiprocessing import Pool
+import multiprocessing
 from pathlib import Path
 
 import numpy as np
@@ -35,10 +35,16 @@ from .features import CHEAP_NAMES, RICH_NAMES, cheap_features, prepare, rich_fea
 from .model import LM_FILE, SIGNATURE, STAGE1, STAGE2, RankerConfig, stage2_inputs
 from .tasks import TaskError, iter_dataset, read_task
 
-STAGE1_PARAMS = dict(objective="lambdarank", learning_rate=0.08, num_leaves=31, min_data_in_leaf=40,
+STAGE1_PARAMS = dict(objective="lambdarank", learning_rate=0.1, num_leaves=31, min_data_in_leaf=40,
                      feature_fraction=0.9, lambdarank_truncation_level=16, verbose=-1, seed=1)
 STAGE2_PARAMS = dict(objective="lambdarank", learning_rate=0.05, num_leaves=31, min_data_in_leaf=40,
                      feature_fraction=0.9, lambdarank_truncation_level=8, verbose=-1, seed=1)
+
+
+def _pool(workers, initializer=None, initargs=()):
+    """Worker processes started by a fresh server, not forked: LightGBM's OpenMP runtime deadlocks in a
+    child forked after the parent used it."""
+    return multiprocessing.get_context("forkserver").Pool(workers, initializer=initializer, initargs=initargs)
 
 
 @dataclass(frozen=True)
@@ -47,8 +53,11 @@ class TrainConfig:
     output: Path
     ranker: RankerConfig = field(default_factory=RankerConfig)
     workers: int = 2
-    rounds1: int = 300
-    rounds2: int = 400
+    rounds1: int = 200
+    rounds2: int = 300
+    stage1_tasks: int = 6000      # stage 1 learns from at most this many tasks (it only has to keep the
+    stage1_rows: int = 24         # answer in its top K) and from the best rows of each by the first pass
+    threads: int = 1              # LightGBM threads: OpenMP barely gains on 2 busy cores and can lose
     limit: int | None = None      # use only the first N tasks of each source (quick runs, tests)
     progress: bool = True
 
@@ -198,6 +207,25 @@ def train_lambdarank(params: dict, blocks, rounds: int, threads: int, names):
     return lgb.train(dict(params, num_threads=threads), data, num_boost_round=rounds)
 
 
+def stage1_sample(blocks, prep_scores, idx, max_tasks: int, rows: int, seed: int = 1):
+    """Training groups for stage 1: at most `max_tasks` of the tasks `idx` (a fixed random choice), each cut
+    to its `rows` best candidates by the first-pass score plus the answer."""
+    idx = np.asarray(idx)
+    if len(idx) > max_tasks:
+        idx = np.sort(np.random.default_rng(seed).choice(idx, max_tasks, replace=False))
+    out = []
+    for i in idx:
+        x, pos = blocks[i]
+        if pos < 0:
+            continue
+        keep = np.argsort(-prep_scores[i], kind="stable")[:rows]
+        if pos not in keep:
+            keep = np.append(keep, pos)
+        keep = np.sort(keep)
+        out.append((x[keep], int(np.flatnonzero(keep == pos)[0])))
+    return out
+
+
 def single_feature_scores(blocks, cands, solutions) -> dict[tuple[str, float], tuple[float, float]]:
     """(feature, sign) -> (average line error, Recall@1) of ranking candidates by that feature alone."""
     out = {}
@@ -222,7 +250,7 @@ def train(cfg: TrainConfig) -> dict:
     seconds = {}
     with tempfile.TemporaryDirectory(prefix="unnatural-lines-", dir=out) as tmpdir:
         tmp = Path(tmpdir)
-        with Pool(cfg.workers) as pool:
+        with _pool(cfg.workers) as pool:
             fold_of, files, tokens = write_fold_corpora(items, rc.folds, tmp, pool, cfg.progress)
         seconds["tokenize"] = round(time.time() - t0, 1)
         # LMs: one per fold without that fold (for training features), one on everything (shipped)
@@ -248,7 +276,7 @@ def train(cfg: TrainConfig) -> dict:
         # stage 1: cheap features of the prefiltered candidates of every task
         t = time.time()
         kept = [(p, s) for p, s in items if p in fold_of]
-        with Pool(cfg.workers) as pool:
+        with _pool(cfg.workers) as pool:
             jobs = pool.imap(_cheap_job, [(p, s, rc.prefilter) for p, s in kept], chunksize=16)
             rows = []
             for (p, s), (path, res, err) in tqdm(zip(kept, jobs), total=len(kept), desc="stage-1 features",
@@ -260,6 +288,8 @@ def train(cfg: TrainConfig) -> dict:
         tasks = [r[0] for r in rows]
         blocks = [(r[1][0], r[1][2]) for r in rows]
         cands = [r[1][1] for r in rows]
+        i_indel, i_idf = CHEAP_NAMES.index("indel"), CHEAP_NAMES.index("idf")
+        first_pass = [x[:, i_indel] + x[:, i_idf] for x, _ in blocks]
         seconds["stage1_features"] = round(time.time() - t, 1)
         t = time.time()
         folds = np.array([tk.fold for tk in tasks])
@@ -272,11 +302,12 @@ def train(cfg: TrainConfig) -> dict:
                 continue
             if not len(train_idx):
                 train_idx = inside
-            booster = train_lambdarank(STAGE1_PARAMS, [blocks[i] for i in train_idx], cfg.rounds1,
-                                       cfg.workers, CHEAP_NAMES)
+            sample = stage1_sample(blocks, first_pass, train_idx, cfg.stage1_tasks, cfg.stage1_rows, seed=f + 1)
+            booster = train_lambdarank(STAGE1_PARAMS, sample, cfg.rounds1, cfg.threads, CHEAP_NAMES)
             for i in inside:
-                oof[i] = booster.predict(blocks[i][0], num_threads=cfg.workers)
-        stage1 = train_lambdarank(STAGE1_PARAMS, blocks, cfg.rounds1, cfg.workers, CHEAP_NAMES)
+                oof[i] = booster.predict(blocks[i][0], num_threads=1)
+        sample = stage1_sample(blocks, first_pass, np.arange(len(blocks)), cfg.stage1_tasks, cfg.stage1_rows)
+        stage1 = train_lambdarank(STAGE1_PARAMS, sample, cfg.rounds1, cfg.threads, CHEAP_NAMES)
         stage1.save_model(str(out / STAGE1))
         seconds["stage1_train"] = round(time.time() - t, 1)
 
@@ -289,7 +320,7 @@ def train(cfg: TrainConfig) -> dict:
             hit = np.flatnonzero(pos == blocks[i][1])
             meta.append((pos, int(hit[0]) if len(hit) else -1))
         blocks2 = []
-        with Pool(cfg.workers, initializer=_load_lms, initargs=({k: str(v) for k, v in lm_paths.items()},)) as pool:
+        with _pool(cfg.workers, initializer=_load_lms, initargs=({k: str(v) for k, v in lm_paths.items()},)) as pool:
             res = pool.imap(_rich_job, jobs2, chunksize=8)
             for i, rich in enumerate(tqdm(res, total=len(jobs2), desc="stage-2 features", unit="task",
                                           disable=not cfg.progress, file=sys.stderr)):
@@ -297,7 +328,7 @@ def train(cfg: TrainConfig) -> dict:
                 blocks2.append((np.hstack([blocks[i][0][pos], rich]), hit))
         seconds["stage2_features"] = round(time.time() - t, 1)
         t = time.time()
-        stage2 = train_lambdarank(STAGE2_PARAMS, blocks2, cfg.rounds2, cfg.workers, CHEAP_NAMES + RICH_NAMES)
+        stage2 = train_lambdarank(STAGE2_PARAMS, blocks2, cfg.rounds2, cfg.threads, CHEAP_NAMES + RICH_NAMES)
         stage2.save_model(str(out / STAGE2))
         seconds["stage2_train"] = round(time.time() - t, 1)
 
@@ -318,7 +349,7 @@ def train(cfg: TrainConfig) -> dict:
         "lm_tokens": sum(tokens),
         "features": {"stage1": list(CHEAP_NAMES), "stage2": list(CHEAP_NAMES + RICH_NAMES)},
         "params": {"stage1": STAGE1_PARAMS, "stage2": STAGE2_PARAMS, "rounds1": cfg.rounds1,
-                   "rounds2": cfg.rounds2},
+                   "rounds2": cfg.rounds2, "stage1_tasks": cfg.stage1_tasks, "stage1_rows": cfg.stage1_rows},
         "baseline": {"feature": best_name, "sign": best_sign, "train_error": round(best_err, 5),
                      "train_recall_at_1": round(best_r1, 5)},
         "train_recall": {"prefilter": round(sum(1 for _, p in blocks if p >= 0) / max(len(blocks), 1), 5),
