@@ -37,7 +37,7 @@ from lm.signature import versions
 from lm.sources import SourceError, shape_of
 from parsing.schemes import SCHEMES, UnknownScheme, get_scheme
 
-from .rankcmd import RankCommand, RankerError, rank_command
+from .rankcmd import RankCommand, RankerError, python, rank_command
 
 ROOT = Path(__file__).resolve().parent.parent
 PROG = "compare-orders"
@@ -290,12 +290,22 @@ class Row:
     reused: bool
 
 
+_LOAD = "import sys, time, kenlm; t = time.perf_counter(); kenlm.Model(sys.argv[1]); print(time.perf_counter() - t)"
+
+
+def load_seconds(model_file: Path) -> float:
+    """kenlm.Model() in a fresh process (what `bin/rank` pays; the interpreter start is not counted)."""
+    proc = subprocess.run([python(), "-c", _LOAD, str(model_file)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"cannot load {model_file}: {(proc.stderr.strip().splitlines() or ['?'])[-1]}")
+    return float(proc.stdout)
+
+
 def measure(ranker: RankCommand, model_file: Path, sig: dict, ev: EvalSet, sentences: list[str], workers: int,
             reused: bool) -> Row:
     import kenlm
-    t0 = time.perf_counter()
+    load_s = load_seconds(model_file)
     model = kenlm.Model(str(model_file))
-    load_s = time.perf_counter() - t0
     bits = cross_entropy(model, sentences)
     del model
     predictions, seconds = rank_files(ranker, model_file, ev, workers)
@@ -423,8 +433,8 @@ def main(argv=None) -> int:
 NOTES = ("MRR and R@1: `bin/rank` on the eval tasks. bits/symbol: mean cross-entropy of the eval files' symbol "
          "streams (</s> counted; each task file holds its injected error; kind and text have different symbol "
          "sets, so compare orders within a scheme). lmplz s and peak MiB: lmplz alone (peak RSS of its process; "
-         "it runs with `-S {memory}`, which bounds its sort buffers). load s: kenlm.Model on the binary "
-         "(page cache warm). files/s: end-to-end `bin/rank --workers {workers}` subprocess, start-up and model "
+         "it runs with `-S {memory}`, which bounds its sort buffers). load s: kenlm.Model on the binary in a "
+         "fresh process (page cache warm). files/s: end-to-end `bin/rank --workers {workers}` subprocess, start-up and model "
          "loading included.")
 
 
