@@ -217,4 +217,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except BrokenPipeError:   # the reader (e.g. `head`) closed the pipe: not an error of ours
+        sys.stderr.close()
+        sys.exit(0)

@@ -18,10 +18,19 @@ def gap_context(symbols: list[str], k: int) -> tuple[str, str]:
     return (symbols[k - 1] if k else "<s>", symbols[k + 1] if k + 1 < len(symbols) else "</s>")
 
 
+def wide_context(symbols: list[str], k: int, reach: int = 3) -> tuple[str, ...]:
+    """The `reach` token symbols on each side of the gap symbol at index k (gap symbols left out)."""
+    n = len(symbols)
+    return tuple(symbols[j] if 0 <= j < n else "|" for j in range(k - 2 * reach + 1, k + 2 * reach, 2))
+
+
 class StyleCounts:
-    def __init__(self, streams: list[list[str]] = ()):
-        self.counts: dict[tuple[str, str], Counter] = defaultdict(Counter)
+    """Gap symbol counts per context: (token before, token after), and, when `wide`, three tokens a side."""
+
+    def __init__(self, streams: list[list[str]] = (), wide: bool = False):
+        self.counts: dict[tuple, Counter] = defaultdict(Counter)
         self.totals: Counter = Counter()
+        self.wide = wide
         for syms in streams:
             self.add(syms)
 
@@ -31,6 +40,10 @@ class StyleCounts:
             ctx = gap_context(syms, k)
             counts[ctx][syms[k]] += 1
             totals[ctx] += 1
+            if self.wide:
+                ctx = wide_context(syms, k)
+                counts[ctx][syms[k]] += 1
+                totals[ctx] += 1
 
     def count(self, ctx, symbol) -> int:
         c = self.counts.get(ctx)
@@ -43,18 +56,28 @@ class GapCache:
         """`symbols`: the file's alternating gap/token symbols (no '</s>'). `folder`: counts over the
         folder's files; `exclude`: the part of them not to use (the file itself, or its near-duplicates)."""
         self.symbols = symbols
-        self.own = StyleCounts([symbols])
+        self.own = StyleCounts([symbols], wide=folder is not None and folder.wide)
         self.folder = folder
         self.exclude = exclude if exclude is not None else self.own
 
-    def adapted(self, gap: int, symbol: str, lm_log10: float, alpha: float) -> float:
-        """log10 of the n-gram probability adapted to the style: a Dirichlet posterior whose prior is the
-        n-gram model, (count + alpha * P_lm) / (total + alpha), counts leaving the observed gap out."""
-        k = 2 * gap
-        ctx = gap_context(self.symbols, k)
-        count = self.own.count(ctx, symbol) - (symbol == self.symbols[k])
+    def _evidence(self, ctx, symbol: str, observed: bool) -> tuple[int, int]:
+        """(count of symbol, total) in a context, the observed gap left out."""
+        count = self.own.count(ctx, symbol) - observed
         total = self.own.totals[ctx] - 1
         if self.folder is not None:
             count += self.folder.count(ctx, symbol) - self.exclude.count(ctx, symbol)
             total += self.folder.totals[ctx] - self.exclude.totals[ctx]
-        return math.log10((count + alpha * 10.0 ** lm_log10) / (total + alpha))
+        return count, total
+
+    def adapted(self, gap: int, symbol: str, lm_log10: float, alpha: float) -> float:
+        """log10 of the n-gram probability adapted to the style: a Dirichlet posterior whose prior is the
+        n-gram model, (count + alpha * P_lm) / (total + alpha), counts leaving the observed gap out.
+        With wide contexts (folder adaptation), a second posterior sits on top of that one."""
+        k = 2 * gap
+        observed = symbol == self.symbols[k]
+        count, total = self._evidence(gap_context(self.symbols, k), symbol, observed)
+        p = (count + alpha * 10.0 ** lm_log10) / (total + alpha)
+        if self.own.wide:
+            count, total = self._evidence(wide_context(self.symbols, k), symbol, observed)
+            p = (count + alpha * p) / (total + alpha)
+        return math.log10(p)

@@ -16,10 +16,10 @@ from .rank import Style
 def folder_style(paths: list[str], scheme: Scheme, strict: bool):
     """A function path -> Style: the folder's gap counts, minus the file itself (it counts on its own,
     leave-one-out) or, when strict, minus every near-duplicate of it (identical without whitespace)."""
-    folder = StyleCounts()
+    folder = StyleCounts(wide=True)
     own: dict[str, StyleCounts] = {}
     group_of: dict[str, bytes] = {}
-    groups: dict[bytes, StyleCounts] = defaultdict(StyleCounts)
+    groups: dict[bytes, StyleCounts] = defaultdict(lambda: StyleCounts(wide=True))
     for p in paths:
         try:
             text = read_source(Path(p))
@@ -27,7 +27,7 @@ def folder_style(paths: list[str], scheme: Scheme, strict: bool):
             continue    # reported when the file itself is ranked
         syms = scheme.symbols(tokenize(text))
         folder.add(syms)
-        own[p] = StyleCounts([syms])
+        own[p] = StyleCounts([syms], wide=True)
         if strict:
             key = near_duplicate_key(text.encode("utf-8"))
             group_of[p] = key
