@@ -394,6 +394,7 @@ def main(argv=None) -> int:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2
     progress = not args.quiet
+    load_before = os.getloadavg()[0]
     rows: list[Row] = []
     metas: list[dict] = []
     try:
@@ -420,10 +421,11 @@ def main(argv=None) -> int:
     sig = signature_line(metas, ev, orders, schemes, args.workers, ranker.label)
     note = (f"Evaluated on the first {len(ev.files)} of {ev.total} tasks of {ev.folder} (--eval-limit).\n"
             if len(ev.files) != ev.total else "")
+    note += (f"Machine load (1-minute load average) {load_before:.1f} at the start, {os.getloadavg()[0]:.1f} at the "
+             f"end, on {os.cpu_count()} cores: above the core count, the times are inflated by other work.\n")
     table = write_reports(rows, args.out, sig, note)
     print(table)
-    if note:
-        print("\n" + note.strip())
+    print("\n" + note.strip())
     print(f"\n{sig}")
     print(f"wrote {args.out / 'compare.csv'}, {args.out / 'compare.md'}, {args.out / 'compare.png'}",
           file=sys.stderr)

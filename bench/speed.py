@@ -311,6 +311,10 @@ def main(argv=None) -> int:
     except (UsageError, RankerError, OSError) as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2
+    load_before = os.getloadavg()[0]
+    if load_before > (os.cpu_count() or 1):
+        print(f"{PROG}: warning: load average {load_before:.1f} on {os.cpu_count()} cores: other work is running "
+              "and the timings will be slower than the ranker is", file=sys.stderr)
     try:
         rows, startup = measure(ranker, args.model, sets, workers, not args.quiet)
     except (RuntimeError, OSError) as e:
@@ -322,7 +326,10 @@ def main(argv=None) -> int:
     start = ", ".join(f"{w} workers {s:.2f} s" for w, s in startup.items())
     notes = (f"Start-up (bin/rank on no file, best of 3; subtracted for the net ms/1000 chars): {start}.\n"
              "Floor: `python -m bench.floor` loop time (read, tree-sitter parse, cursor walk over every leaf), "
-             "one process.")
+             "one process.\n"
+             f"Machine load (1-minute load average) {load_before:.1f} at the start and {os.getloadavg()[0]:.1f} at "
+             f"the end, on {os.cpu_count()} cores: above the core count, other work shared the CPU and every time "
+             "here is inflated by it.")
     sig = signature_line(args.model, sets, args.per_size, args.seed, ranker.label)
     report = f"{table}\n\n{goal}\n\n{notes}\n\n{sig}\n"
     (args.out / "bench.md").write_text(report)
