@@ -7,9 +7,9 @@ KENLM_SDIST := .tools/kenlm-$(KENLM_VERSION).tar.gz
 LMPLZ := .tools/kenlm/bin/lmplz
 SHARED ?= ../shared
 
-.PHONY: setup test quick demo bench data lossless clean-models help
+.PHONY: setup test quick demo bench compare-orders data lossless help
 help:
-	@echo "make setup | test | quick | demo | bench | data | lossless"
+	@echo "make setup | test | quick | demo | bench | compare-orders | data | lossless"
 
 setup: .tools/debs.stamp .venv/.installed $(LMPLZ) .venv/.kenlm corpora/jdk17-src.zip
 
@@ -68,5 +68,17 @@ demo: setup
 	  e=$$(date +%s.%N); awk "BEGIN{printf \"ranked 300 files in %.1f s\\n\", $$e - $$s}"
 	@bin/evaluate codrep2019 --datasets .cache/demo-tasks < .cache/demo-predictions.txt
 
-bench: setup data
-	@echo "bench: not yet written"
+C18 := .data/codrep2018/Dataset1 .data/codrep2018/Dataset2 .data/codrep2018/Dataset3 .data/codrep2018/Dataset4
+.models/c18-o7.bin: | setup data
+	bin/build-lm --order 7 --output $@ $(C18)
+
+# Speed: end-to-end ranking against the tree-sitter floor, memory, cost per size (issue 5's targets).
+# The table is also copied to docs/bench.md, which the README links.
+bench: setup data .models/c18-o7.bin
+	bin/bench --model .models/c18-o7.bin --out .bench
+	@mkdir -p docs && cp .bench/bench.md docs/bench.md
+
+# n-gram orders and token schemes, CodRep 2018 -> CodRep 2019 validation.
+compare-orders: setup data
+	bin/compare-orders --orders 3-8 --schemes kind,text --train .data/codrep2018/Dataset1 .data/codrep2018/Dataset2 --eval .data/codrep2019/validation --out .bench/compare
+	@mkdir -p docs && cp .bench/compare/compare.md docs/compare.md && cp .bench/compare/*.png docs/ 2>/dev/null || true
