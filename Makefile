@@ -36,7 +36,7 @@ $(LMPLZ): $(KENLM_SDIST) | .tools/debs.stamp
 	cp .tools/kenlm-build/bin/lmplz .tools/kenlm-build/bin/build_binary .tools/kenlm/bin/
 
 # The kenlm Python module, compiled for n-gram orders up to 10.
-.venv/.kenlm: $(KENLM_SDIST) .venv/.installed | .tools/debs.stamp
+.venv/.kenlm: $(KENLM_SDIST) | .venv/.installed .tools/debs.stamp
 	MAX_ORDER=10 .venv/bin/pip install -q --no-build-isolation --force-reinstall --no-deps $(KENLM_SDIST)
 	@touch $@
 
