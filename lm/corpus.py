@@ -73,6 +73,10 @@ def write_corpus(sources: list[str], scheme: str, out: Path, workers: int | None
         st = SourceStats(str(src))
         stats.sources.append(st)
         for raw in iter_raw(src, exclude):
+            if raw.error:
+                st.skipped += 1
+                tqdm.write(f"warning: {raw.name}: {raw.error}; skipped", file=sys.stderr)
+                continue
             digest = hashlib.sha1(raw.data).digest()
             if digest in seen:
                 st.duplicates += 1

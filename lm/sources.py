@@ -25,6 +25,7 @@ class RawFile:
     name: str        # path (or archive member) for messages
     data: bytes
     shape: str       # 'java', 'archive', 'codrep2018', 'codrep2019'
+    error: str | None = None   # why the file could not be read (it is then skipped with a warning)
 
 
 def shape_of(path: Path) -> str:
@@ -47,7 +48,10 @@ def iter_raw(source: str | Path, exclude: tuple[str, ...] = ()) -> Iterator[RawF
     shape = shape_of(path)
     src = str(source)
     if shape == "java":
-        yield RawFile(src, str(path), _read(path), "java")
+        try:
+            yield RawFile(src, str(path), path.read_bytes(), "java")
+        except OSError as e:
+            yield RawFile(src, str(path), b"", "java", f"cannot read ({e.strerror})")
     elif shape == "archive":
         yield from _archive(path, src, exclude)
     elif shape == "codrep2018":
@@ -66,14 +70,10 @@ def iter_raw(source: str | Path, exclude: tuple[str, ...] = ()) -> Iterator[RawF
             if entry.is_dir() or entry.suffix in (".zip", ".jar", ".java"):
                 if entry.suffix == ".java" and _excluded(str(entry), exclude):
                     continue
-                yield from iter_raw(entry, exclude)
-
-
-def _read(p: Path) -> bytes:
-    try:
-        return p.read_bytes()
-    except OSError as e:
-        raise SourceError(f"{p}: cannot read ({e.strerror})") from None
+                try:
+                    yield from iter_raw(entry, exclude)
+                except SourceError as e:   # one broken entry (a dangling link, a bad zip) is skipped
+                    yield RawFile(src, str(entry), b"", "java", str(e).removeprefix(f"{entry}: "))
 
 
 def _archive(path: Path, src: str, exclude) -> Iterator[RawFile]:

@@ -81,10 +81,12 @@ def test_corpus_dedups_and_skips_undecodable(tmp_path):
     (d / "A.java").write_text(TINY_JAVA["A.java"])
     (d / "A2.java").write_text(TINY_JAVA["A.java"])
     (d / "bad.java").write_bytes(b"class \xff {}")
+    (d / "dangling.java").symlink_to(tmp_path / "nowhere.java")   # unreadable, even for root
+    (d / "broken.zip").write_bytes(b"PK no")
     out = tmp_path / "corpus.txt"
     stats = write_corpus([str(d)], "kind", out, workers=1, progress=False)
     (s,) = stats.sources
-    assert (s.files, s.duplicates, s.skipped) == (1, 1, 1)
+    assert (s.files, s.duplicates, s.skipped) == (1, 1, 3)
     line = out.read_text().splitlines()[0]
     assert line.split() == get_scheme("kind").symbols(tokenize(TINY_JAVA["A.java"]))
 
