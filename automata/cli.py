@@ -1,0 +1,174 @@
+"""bin/stamina: generate StaMinA-style problems, learn DFAs, label test sets, score grids."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .dfa import DFA
+from .samples import ContradictionError, FormatError
+
+REAL_DATA = Path(__file__).resolve().parent.parent / ".data" / "stamina" / "training-abbadingo"
+ACCEPTANCE_PROBLEMS = list(range(1, 101, 5))
+
+
+def _numbers(text: str | None, available: list[int]) -> list[int]:
+    if not text:
+        return available
+    if text == "first-per-cell":
+        return [n for n in ACCEPTANCE_PROBLEMS if n in available]
+    return [int(t) for t in text.split(",") if t.strip()]
+
+
+def cmd_generate(args) -> int:
+    from .generator import first_number, make_problem, write_problem
+    from .grid import ALPHABETS, SPARSITIES, Cell
+
+    cells = ([Cell(a, s) for a in ALPHABETS for s in SPARSITIES] if args.grid
+             else [Cell(args.alphabet, float(args.sparsity))])
+    for i, cell in enumerate(cells):
+        if cell.alphabet < 1 or not 0 < cell.sparsity <= 100:
+            print("stamina generate: alphabet must be >= 1 and sparsity in (0, 100]", file=sys.stderr)
+            return 2
+        prob = make_problem(args.seed + i, cell.alphabet, cell.sparsity)
+        number = args.number if (args.number and not args.grid) else (
+            first_number(cell) if cell.alphabet in ALPHABETS and cell.sparsity in SPARSITIES else 1)
+        paths = write_problem(prob, args.out, number)
+        print(f"problem {number}: alphabet {cell.alphabet}, sparsity {cell.sparsity:g}%, target "
+              f"{prob.target.n_states} states, {len(prob.training)} training / {len(prob.test)} test strings "
+              f"-> {paths[0].parent}/{number}_*")
+    return 0
+
+
+def cmd_learn(args) -> int:
+    from .learn import learn
+    from .samples import read_sample
+
+    sample = read_sample(args.train)
+    res = learn(sample, algo=args.algo, time_limit=args.time_limit, plain=args.plain)
+    res.dfa.save(args.output)
+    extra = []
+    if args.dot:
+        Path(args.dot).write_text(res.dfa.to_dot())
+        extra.append(f"dot {args.dot}")
+    if args.png:
+        extra.append(f"png {args.png}" if res.dfa.render_png(args.png) else "no png (graphviz 'dot' not installed)")
+    note = f" ({res.note})" if res.note else ""
+    print(f"{res.algorithm}: {res.dfa.n_states} states, {res.dfa.n_transitions} transitions in "
+          f"{res.seconds:.1f} s{note} -> {args.output}" + ("; " + ", ".join(extra) if extra else ""))
+    return 0
+
+
+def cmd_label(args) -> int:
+    from .samples import read_sample
+
+    dfa = DFA.load(args.model)
+    test = read_sample(args.test, alphabet=dfa.alphabet)
+    labels = "".join("1" if x else "0" for x in dfa.classify(list(test.words)))
+    print("\n".join(labels) if args.lines else labels)
+    return 0
+
+
+def cmd_show(args) -> int:
+    dfa = DFA.load(args.model)
+    if args.png:
+        if not dfa.render_png(args.png):
+            print("stamina show: graphviz 'dot' is not installed", file=sys.stderr)
+            return 2
+        print(f"wrote {args.png}")
+    else:
+        print(dfa.to_dot(), end="")
+    return 0
+
+
+def cmd_grid(args) -> int:
+    from .runs import grid_report, problem_numbers, run_grid
+
+    avail = problem_numbers(args.dir)
+    if not avail:
+        print(f"stamina grid: no N_training.txt files in {args.dir}", file=sys.stderr)
+        return 2
+    scores = run_grid(args.dir, _numbers(args.problems, avail), args.algo, args.time_limit)
+    for s in scores:
+        print(f"problem {s.problem:>3}: alphabet {s.cell.alphabet:>2}, sparsity {s.cell.sparsity:>5g}% "
+              f"BCR {s.bcr:.3f} {'solved' if s.bcr >= 0.99 else '      '} {s.states:>4} states {s.seconds:5.1f} s")
+    print(grid_report(scores, f"BCR per cell ({args.algo}) for {args.dir}"))
+    return 0
+
+
+def cmd_bench(args) -> int:
+    from .runs import bench_report, run_bench
+
+    numbers = _numbers(args.problems, ACCEPTANCE_PROBLEMS)
+    ours, theirs = run_bench(args.dir, numbers, args.algo, args.time_limit, args.aalpy_timeout,
+                             use_cache=not args.no_cache)
+    print(bench_report(ours, theirs, args.aalpy_timeout))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="stamina", description=__doc__)
+    sub = p.add_subparsers(dest="command", required=True)
+
+    g = sub.add_parser("generate", help="make a StaMinA-style problem (Forest-Fire target, walks, edits)")
+    g.add_argument("--seed", type=int, default=0)
+    g.add_argument("--alphabet", type=int, default=2)
+    g.add_argument("--sparsity", type=float, default=100.0, help="percent of the training pool kept")
+    g.add_argument("--number", type=int, default=0, help="problem number in file names (default: the cell's first)")
+    g.add_argument("--grid", action="store_true", help="one problem per cell of the 5x4 grid (seeds seed..seed+19)")
+    g.add_argument("out", type=Path, help="output folder for N_training.txt, N_test.txt, N_target.dfa/.dot")
+    g.set_defaults(func=cmd_generate)
+
+    le = sub.add_parser("learn", help="learn a DFA from a training file (Abbadingo or +/- lines)")
+    le.add_argument("train", type=Path)
+    le.add_argument("--algo", choices=["rpni", "edsm", "sat"], default="sat")
+    le.add_argument("--time-limit", type=float, default=30.0, help="seconds for the SAT stage before falling back")
+    le.add_argument("--plain", action="store_true", help="textbook evidence only (no StaMinA tuning)")
+    le.add_argument("-o", "--output", type=Path, required=True, help="model file (DFA text format)")
+    le.add_argument("--dot", type=Path, help="also write Graphviz dot")
+    le.add_argument("--png", type=Path, help="also render a PNG with graphviz (when installed)")
+    le.set_defaults(func=cmd_learn)
+
+    la = sub.add_parser("label", help="print the competition's 0/1 string for a test file")
+    la.add_argument("model", type=Path)
+    la.add_argument("test", type=Path)
+    la.add_argument("--lines", action="store_true", help="one label per line")
+    la.set_defaults(func=cmd_label)
+
+    sh = sub.add_parser("show", help="print a model as Graphviz dot, or render it with --png")
+    sh.add_argument("model", type=Path)
+    sh.add_argument("--png", type=Path)
+    sh.set_defaults(func=cmd_show)
+
+    gr = sub.add_parser("grid", help="learn and score a folder of problems; print the 5x4 BCR grid")
+    gr.add_argument("dir", type=Path)
+    gr.add_argument("--algo", choices=["rpni", "edsm", "sat"], default="sat")
+    gr.add_argument("--time-limit", type=float, default=30.0)
+    gr.add_argument("--problems", help="comma-separated numbers, or 'first-per-cell' (1,6,...,96)")
+    gr.set_defaults(func=cmd_grid)
+
+    be = sub.add_parser("bench", help="held-out 80/20 benchmark on the real training sets against AALpy's EDSM")
+    be.add_argument("--dir", type=Path, default=REAL_DATA)
+    be.add_argument("--algo", choices=["rpni", "edsm", "sat"], default="sat")
+    be.add_argument("--time-limit", type=float, default=30.0)
+    be.add_argument("--aalpy-timeout", type=float, default=150.0, help="seconds per problem for AALpy")
+    be.add_argument("--problems", help="comma-separated numbers (default 1,6,...,96)")
+    be.add_argument("--no-cache", action="store_true", help="re-run AALpy instead of using .bench/stamina/")
+    be.set_defaults(func=cmd_bench)
+    return p
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (FormatError, ContradictionError) as e:
+        print(f"stamina {args.command}: {e}", file=sys.stderr)
+        return 2
+    except FileNotFoundError as e:
+        print(f"stamina {args.command}: no such file: {e.filename}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

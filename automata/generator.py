@@ -1,0 +1,186 @@
+"""StaMinA-style problems with known targets (after Walkinshaw et al.'s published protocol).
+
+Target: a Forest-Fire graph (forward burning f=0.31, backward burning b=0.385) grown state by state, each
+edge labelled with a symbol its source does not use yet (so the machine is deterministic), plus a self-loop
+with probability 0.2 and a parallel edge (another symbol, same target) with probability 0.2 per new state;
+states accept with probability 1/2. The machine is trimmed and minimised and redrawn until it has about 50
+states (45..55). Our reading where the protocol is silent: burned links point from the older state to the
+new one, so every state is reachable from the start state 0.
+
+Sample: 20,000 strings, half positive random walks (at a state with d outgoing edges the walk stops with
+probability 1/(1+d) if the state accepts, else follows a uniformly chosen edge), half negatives made by
+Poisson(3) random edits (insert, delete, substitute; at least one) of fresh walks, kept only when the target
+rejects them. 1,500 distinct strings are set aside as the test set; the training set is the first
+sparsity% of the remaining strings in random order (strings of the test set never appear in training).
+"""
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+
+from .dfa import DFA
+from .grid import ALPHABETS, SPARSITIES, PER_CELL, Cell
+from .samples import Sample, Word, format_abbadingo, format_stamina
+
+FORWARD_BURN = 0.31
+BACKWARD_BURN = 0.385
+SELF_LOOP = 0.2
+PARALLEL = 0.2
+TARGET_STATES = 50
+POOL_SIZE = 20_000
+TEST_SIZE = 1_500
+EDITS_MEAN = 3.0
+MAX_WALK = 400
+
+
+@dataclasses.dataclass(frozen=True)
+class Problem:
+    target: DFA
+    training: Sample
+    test: Sample  # labelled with the target's answers
+    cell: Cell
+    seed: int
+
+
+def forest_fire_dfa(rng: np.random.Generator, alphabet: int, n_nodes: int) -> DFA:
+    """One Forest-Fire machine before minimisation."""
+    out: list[dict[int, int]] = [dict()]  # state -> {symbol: target}
+    preds: list[set[int]] = [set()]
+    succs: list[set[int]] = [set()]
+
+    def add_edge(q: int, r: int) -> bool:
+        free = [a for a in range(alphabet) if a not in out[q]]
+        if not free:
+            return False
+        out[q][int(rng.choice(free))] = r
+        succs[q].add(r)
+        preds[r].add(q)
+        return True
+
+    for v in range(1, n_nodes):
+        out.append({})
+        preds.append(set())
+        succs.append(set())
+        ambassador = int(rng.integers(v))
+        burned = {ambassador}
+        frontier = [ambassador]
+        add_edge(ambassador, v)
+        while frontier:
+            w = frontier.pop()
+            # Geometric numbers of forward and backward links to follow (means f/(1-f), b/(1-b)).
+            n_fwd = int(rng.geometric(1 - FORWARD_BURN)) - 1
+            n_bwd = int(rng.geometric(1 - BACKWARD_BURN)) - 1
+            fwd = [x for x in succs[w] if x not in burned and x != v]
+            bwd = [x for x in preds[w] if x not in burned and x != v]
+            pick = list(rng.permutation(fwd))[:n_fwd] + list(rng.permutation(bwd))[:n_bwd]
+            for x in pick:
+                x = int(x)
+                if x in burned:
+                    continue
+                burned.add(x)
+                add_edge(x, v)
+                frontier.append(x)
+        if rng.random() < SELF_LOOP:
+            add_edge(v, v)
+        if rng.random() < PARALLEL and preds[v]:
+            add_edge(int(rng.choice(sorted(preds[v]))), v)
+        # Give the new state a way out too, so walks through it can continue (edges to older states).
+        add_edge(v, int(rng.integers(v + 1)))
+    delta = -np.ones((n_nodes, alphabet), np.int32)
+    for q, edges in enumerate(out):
+        for a, r in edges.items():
+            delta[q, a] = r
+    accepting = rng.random(n_nodes) < 0.5
+    return DFA(delta, accepting)
+
+
+def target_machine(rng: np.random.Generator, alphabet: int, states: int = TARGET_STATES) -> DFA:
+    """Redraw until the minimised machine has states +-10%."""
+    n_nodes = states
+    for _ in range(1000):
+        dfa = forest_fire_dfa(rng, alphabet, n_nodes).minimize()
+        if abs(dfa.n_states - states) <= states // 10:
+            return dfa
+        n_nodes += 1 if dfa.n_states < states else -1
+        n_nodes = max(n_nodes, 2)
+    raise RuntimeError("could not draw a target of the requested size")
+
+
+def random_walk(rng: np.random.Generator, dfa: DFA) -> Word:
+    while True:
+        q, word = 0, []
+        for _ in range(MAX_WALK):
+            nxt = np.flatnonzero(dfa.delta[q] >= 0)
+            if dfa.accepting[q] and rng.random() < 1.0 / (1 + len(nxt)):
+                return tuple(word)
+            if len(nxt) == 0:
+                break
+            a = int(rng.choice(nxt))
+            word.append(a)
+            q = int(dfa.delta[q, a])
+
+
+def random_edit(rng: np.random.Generator, word: Word, alphabet: int) -> Word:
+    w = list(word)
+    for _ in range(max(1, int(rng.poisson(EDITS_MEAN)))):
+        kind = rng.integers(3) if w else 0
+        if kind == 0:
+            w.insert(int(rng.integers(len(w) + 1)), int(rng.integers(alphabet)))
+        elif kind == 1:
+            del w[int(rng.integers(len(w)))]
+        else:
+            w[int(rng.integers(len(w)))] = int(rng.integers(alphabet))
+    return tuple(w)
+
+
+def make_problem(seed: int, alphabet: int, sparsity: float) -> Problem:
+    rng = np.random.default_rng(seed)
+    target = target_machine(rng, alphabet)
+    words: list[Word] = []
+    labels: list[bool] = []
+    for _ in range(POOL_SIZE // 2):
+        words.append(random_walk(rng, target))
+        labels.append(True)
+    tries = 0
+    while len(words) < POOL_SIZE and tries < 50 * POOL_SIZE:
+        tries += 1
+        w = random_edit(rng, random_walk(rng, target), alphabet)
+        if not target.accepts(w):
+            words.append(w)
+            labels.append(False)
+    order = rng.permutation(len(words))
+    test_words: list[Word] = []
+    seen: set[Word] = set()
+    for i in order:
+        if len(test_words) == TEST_SIZE:
+            break
+        if words[i] not in seen:
+            seen.add(words[i])
+            test_words.append(words[i])
+    rest = [i for i in order if words[i] not in seen]
+    keep = rest[: int(round(len(rest) * sparsity / 100.0))]
+    training = Sample(alphabet, tuple(words[i] for i in keep), tuple(labels[i] for i in keep))
+    test_labels = tuple(bool(x) for x in target.classify(test_words))
+    test = Sample(alphabet, tuple(test_words), test_labels)
+    return Problem(target, training, test, Cell(alphabet, float(sparsity)), seed)
+
+
+def first_number(cell: Cell) -> int:
+    """The competition's number of the first problem of a cell (1, 6, 11, ...)."""
+    c = ALPHABETS.index(cell.alphabet) * len(SPARSITIES) + SPARSITIES.index(cell.sparsity)
+    return c * PER_CELL + 1
+
+
+def write_problem(problem: Problem, out_dir, number: int | None = None) -> list[Path]:
+    """N_training.txt (Abbadingo), N_test.txt (StaMinA lines labelled +/-), N_target.dfa, N_target.dot."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    n = number if number is not None else first_number(problem.cell)
+    paths = [out / f"{n}_training.txt", out / f"{n}_test.txt", out / f"{n}_target.dfa", out / f"{n}_target.dot"]
+    paths[0].write_text(format_abbadingo(problem.training))
+    paths[1].write_text(format_stamina(problem.test))
+    problem.target.save(paths[2])
+    paths[3].write_text(problem.target.to_dot())
+    return paths

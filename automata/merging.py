@@ -1,0 +1,295 @@
+"""State merging in the red-blue framework: RPNI and Blue-Fringe with EDSM evidence.
+
+The hypothesis is the APTA being folded in place. Red states are final states of the machine; blue states are
+the non-red children of red states; below a blue state hangs a tree that no merge has touched from the red
+side. Merging blue b into red r redirects b's incoming edge to r and folds b's tree into what r reaches:
+where r lacks a child the blue subtree is grafted as is (O(1)), so a merge test costs only the overlap of the
+two, and every change is logged so a rejected or scored-only merge is undone exactly.
+"""
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections import deque
+
+import numpy as np
+
+from .apta import APTA
+from .dfa import DFA
+
+
+@dataclasses.dataclass(frozen=True)
+class MergeResult:
+    """A learned machine with how it was reached."""
+
+    dfa: DFA
+    algorithm: str
+    merges: int
+    seconds: float
+    note: str = ""
+
+
+class Hypothesis:
+    """Mutable red-blue state of a merge run over one APTA."""
+
+    def __init__(self, apta: APTA, sinks: bool = False, dead_conflict: bool = False, alive_weight: int = 0,
+                 set_min: int = 0):
+        self.apta = apta
+        self.set_min = set_min
+        self.sinks = sinks
+        self.dead_conflict = dead_conflict
+        self.alive_weight = alive_weight
+        self.ch = [dict(c) for c in apta.children]
+        self.pos = list(apta.pos)
+        self.neg = list(apta.neg)
+        # Strings passing through (or ending at) each node, per label: a node no positive string reaches is a
+        # 'sink' candidate (in StaMinA most negatives leave the target through a missing transition).
+        self.pt, self.nt = _through_counts(apta)
+        self.red: list[int] = [0]
+        self.is_red = {0}
+        self.merges = 0
+        # Shortlex rank of every APTA node: RPNI's canonical order and the tie-break everywhere.
+        rank = [0] * apta.size
+        order = deque([0])
+        k = 0
+        while order:
+            v = order.popleft()
+            rank[v] = k
+            k += 1
+            for a in sorted(apta.children[v]):
+                order.append(apta.children[v][a])
+        self.rank = rank
+
+    # ---- the fold ----------------------------------------------------------------------------------------
+    def try_merge(self, red: int, parent: int, sym: int, blue: int, commit: bool = False,
+                  touched: list | None = None):
+        """Score of merging blue (child of parent on sym) into red, or None if labels conflict.
+
+        Evidence (EDSM): one point per folded pair whose two nodes are both labelled (they must agree), plus
+        alive_weight per pair that positive strings pass through on both sides (shared behaviour). With
+        dead_conflict, a node only negative strings reach may not fold with one a positive string reaches.
+        With commit the merge stays; otherwise the hypothesis is restored exactly. touched, when given, receives
+        every node the test read, so a cached score can be dropped once one of them changes.
+        """
+        ch, pos, neg, pt, nt = self.ch, self.pos, self.neg, self.pt, self.nt
+        dead_conflict, alive_w = self.dead_conflict, self.alive_weight
+        set_min = self.set_min if self.set_min > 0 else 1 << 60
+        labels_log: list[tuple[int, int, int, int, int]] = []
+        grafts: list[tuple[int, int]] = []
+        ch[parent][sym] = red
+        score = 0
+        ok = True
+        stack = [(red, blue)]
+        if touched is not None:
+            touched.append(parent)
+        while stack:
+            r, b = stack.pop()
+            if touched is not None:
+                touched.append(r)
+                touched.append(b)
+            pb, nb = pos[b], neg[b]
+            pr, nr = pos[r], neg[r]
+            if (pb and nr) or (nb and pr):
+                ok = False
+                break
+            if (pb or nb) and (pr or nr):
+                score += 1
+            ptb, ptr = pt[b], pt[r]
+            if dead_conflict and ((ptb == 0 and ptr > 0) or (ptr == 0 and ptb > 0)):
+                ok = False
+                break
+            if ptb and ptr:
+                score += alive_w
+                if ptb >= set_min and ptr >= set_min:
+                    # Both states were walked through often enough that every outgoing symbol of their target
+                    # state should have shown up: different alive-symbol sets mean different states.
+                    cb_, cr_ = ch[b], ch[r]
+                    sb = {a for a, c in cb_.items() if pt[c]}
+                    sr = {a for a, c in cr_.items() if pt[c]}
+                    if touched is not None:
+                        touched.extend(cb_.values())
+                        touched.extend(cr_.values())
+                    if sb != sr:
+                        ok = False
+                        break
+            labels_log.append((r, pr, nr, ptr, nt[r]))
+            pos[r] = pr + pb
+            neg[r] = nr + nb
+            pt[r] = ptr + ptb
+            nt[r] += nt[b]
+            cr = ch[r]
+            for a, cb in ch[b].items():
+                c = cr.get(a)
+                if c is None:
+                    cr[a] = cb
+                    grafts.append((r, a))
+                else:
+                    stack.append((c, cb))
+        if ok and commit:
+            self.merges += 1
+            return score
+        for r, a in reversed(grafts):
+            del ch[r][a]
+        for r, pr, nr, ptr, ntr in reversed(labels_log):
+            pos[r] = pr
+            neg[r] = nr
+            pt[r] = ptr
+            nt[r] = ntr
+        ch[parent][sym] = blue
+        return score if ok else None
+
+    def blues(self) -> list[tuple[int, int, int]]:
+        """(parent, symbol, blue) in shortlex order of the blue nodes."""
+        out = []
+        for r in self.red:
+            for a, c in self.ch[r].items():
+                if c not in self.is_red and not (self.sinks and self.pt[c] == 0):
+                    out.append((r, a, c))
+        out.sort(key=lambda t: self.rank[t[2]])
+        return out
+
+    def promote(self, blue: int) -> None:
+        self.red.append(blue)
+        self.is_red.add(blue)
+
+    def non_red_size(self) -> int:
+        """Nodes still hanging below blue states (what an exact search would have to colour)."""
+        n = 0
+        todo = [c for r in self.red for c in self.ch[r].values() if c not in self.is_red]
+        while todo:
+            v = todo.pop()
+            n += 1
+            todo.extend(self.ch[v].values())
+        return n
+
+    def to_dfa(self, unlabelled_accepts: bool = False) -> DFA:
+        """Red states become the machine; blue subtrees (if any remain) are kept as tree states."""
+        order, index = [0], {0: 0}
+        i = 0
+        while i < len(order):
+            v = order[i]
+            i += 1
+            for a in sorted(self.ch[v]):
+                c = self.ch[v][a]
+                if self.sinks and self.pt[c] == 0:
+                    continue  # a sink: the transition is left missing, so the word is rejected
+                if c not in index:
+                    index[c] = len(order)
+                    order.append(c)
+        k = self.apta.alphabet
+        delta = -np.ones((len(order), k), np.int32)
+        acc = np.zeros(len(order), bool)
+        for v, q in index.items():
+            acc[q] = self.pos[v] > 0 or (unlabelled_accepts and self.neg[v] == 0)
+            for a, c in self.ch[v].items():
+                if c in index:
+                    delta[q, a] = index[c]
+        return DFA(delta, acc)
+
+
+def _through_counts(apta: APTA) -> tuple[list[int], list[int]]:
+    """Per node, how many distinct positive / negative strings end at or below it.
+
+    Distinct, not with multiplicity: a short walk repeated a hundred times shows one path, not a hundred.
+    """
+    pt = [1 if p else 0 for p in apta.pos]
+    nt = [1 if n else 0 for n in apta.neg]
+    parent = [-1] * apta.size
+    for v, kids in enumerate(apta.children):
+        for c in kids.values():
+            parent[c] = v
+    # Children always have larger ids than their parent (built in one pass), so a reverse sweep sums subtrees.
+    for v in range(apta.size - 1, 0, -1):
+        p = parent[v]
+        pt[p] += pt[v]
+        nt[p] += nt[v]
+    return pt, nt
+
+
+def rpni(apta: APTA, unlabelled_accepts: bool = False) -> MergeResult:
+    """RPNI: blue states in shortlex order, each merged into the first compatible red state or promoted."""
+    t0 = time.perf_counter()
+    h = Hypothesis(apta)
+    while True:
+        blues = h.blues()
+        if not blues:
+            break
+        parent, sym, blue = blues[0]
+        for r in h.red:
+            if h.try_merge(r, parent, sym, blue, commit=True) is not None:
+                break
+        else:
+            h.promote(blue)
+    dfa = h.to_dfa(unlabelled_accepts)
+    return MergeResult(dfa, "rpni", h.merges, time.perf_counter() - t0)
+
+
+def edsm_steps(h: Hypothesis, min_score: int = 0, stop=None, max_red: int = 200, max_blues: int = 0) -> None:
+    """Blue-Fringe with EDSM evidence, in place on h.
+
+    Each round: a blue state that no red state accepts is promoted at once; otherwise the highest-evidence
+    (red, blue) pair is merged, unless its evidence is below min_score, in which case the shallowest blue is
+    promoted instead (too little evidence to trust a merge) while there are fewer than max_red red states.
+    stop(h) -> True ends the run early. max_blues > 0 looks only at that many blue states per round, those
+    with the most distinct strings below them (the best-evidenced decisions first; it bounds the work).
+
+    Scores are cached per (red, blue) with the nodes each test read; a merge drops only the cached scores
+    that read a node it changed, and a promotion changes nothing, so most pairs are scored once.
+    """
+    cache: dict[tuple[int, int], int | None] = {}
+    readers: dict[int, set[tuple[int, int]]] = {}
+
+    def score(r: int, parent: int, sym: int, blue: int):
+        key = (r, blue)
+        if key in cache:
+            return cache[key]
+        touched: list[int] = []
+        s = h.try_merge(r, parent, sym, blue, touched=touched)
+        cache[key] = s
+        for v in set(touched):
+            readers.setdefault(v, set()).add(key)
+        return s
+
+    while True:
+        if stop is not None and stop(h):
+            return
+        blues = h.blues()
+        if not blues:
+            return
+        best = None
+        promoted = False
+        considered = blues
+        if max_blues and len(blues) > max_blues:
+            considered = sorted(blues, key=lambda t: (-(h.pt[t[2]] + h.nt[t[2]]), h.rank[t[2]]))[:max_blues]
+        for parent, sym, blue in considered:
+            found = False
+            for r in h.red:
+                s = score(r, parent, sym, blue)
+                if s is None:
+                    continue
+                found = True
+                if best is None or s > best[0]:
+                    best = (s, r, parent, sym, blue)
+            if not found:
+                h.promote(blue)
+                promoted = True
+                break
+        if promoted:
+            continue
+        s, r, parent, sym, blue = best
+        if s < min_score and len(h.red) < max_red:
+            h.promote(considered[0][2])
+        else:
+            changed: list[int] = []
+            h.try_merge(r, parent, sym, blue, commit=True, touched=changed)
+            for v in set(changed):
+                for key in readers.pop(v, ()):
+                    cache.pop(key, None)
+
+
+def edsm(apta: APTA, min_score: int = 0, unlabelled_accepts: bool = False, sinks: bool = False,
+         dead_conflict: bool = False, alive_weight: int = 0, set_min: int = 0, max_blues: int = 0) -> MergeResult:
+    t0 = time.perf_counter()
+    h = Hypothesis(apta, sinks=sinks, dead_conflict=dead_conflict, alive_weight=alive_weight, set_min=set_min)
+    edsm_steps(h, min_score=min_score, max_blues=max_blues)
+    return MergeResult(h.to_dfa(unlabelled_accepts), "edsm", h.merges, time.perf_counter() - t0)
