@@ -435,7 +435,8 @@ def main(argv=None) -> int:
 NOTES = ("MRR and R@1: `bin/rank` on the eval tasks. bits/symbol: mean cross-entropy of the eval files' symbol "
          "streams (</s> counted; each task file holds its injected error; kind and text have different symbol "
          "sets, so compare orders within a scheme). lmplz s and peak MiB: lmplz alone (peak RSS of its process; "
-         "it runs with `-S {memory}`, which bounds its sort buffers). load s: kenlm.Model on the binary in a "
+         "it runs with `-S {memory}`, which bounds its sort buffers), as recorded in the model's signature when it "
+         "was built (a reused model reports its original build). load s: kenlm.Model on the binary in a "
          "fresh process (page cache warm). files/s: end-to-end `bin/rank --workers {workers}` subprocess, start-up and model "
          "loading included.")
 
