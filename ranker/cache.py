@@ -47,7 +47,7 @@ class StyleCounts:
 
     def count(self, ctx, symbol) -> int:
         c = self.counts.get(ctx)
-        return c[symbol] if c else 0
+        return c.get(symbol, 0) if c else 0   # not c[symbol]: Counter's __missing__ is slow
 
 
 class GapCache:

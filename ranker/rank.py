@@ -10,7 +10,7 @@ from parsing.schemes import Scheme
 
 from .cache import GapCache, StyleCounts
 from .repairs import Repair, edit_offset, gap_edits
-from .score import Scorer, repair_delta, score_stream
+from .score import Scorer, observed_adjustment, repair_delta, score_stream
 
 # Dirichlet strength of the style cache, chosen on codrep2019/learning (tasks 0..999 by name, c18-o7
 # model): alpha 0.5: 0.9845, 1: 0.9846, 2: 0.9825, 4: 0.9802, no cache: 0.9717.
@@ -65,11 +65,12 @@ def find_repairs(scorer: Scorer, scheme: Scheme, text: str, adapt: bool = True, 
         gap = stream.gap_text(i)
         start = stream.gap_start(i)
         end = start + len(gap)
+        adjust = observed_adjustment(scored, i, cache, alpha) if cache is not None else None
         for repaired, where in gap_edits(gap):
             offset = edit_offset(where, start, end)
             if offset > n:
                 continue   # an insertion after the file's last character
-            delta = repair_delta(scorer, scored, i, repaired, cache, alpha)
+            delta = repair_delta(scorer, scored, i, repaired, cache, alpha, adjust)
             f = best.get(offset)
             if f is None or delta > f.score:
                 best[offset] = Finding(offset, delta, Repair(i, gap, repaired, offset))

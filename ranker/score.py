@@ -99,10 +99,17 @@ def _indent_links(stream: TokenStream):
     return indents, next_nl
 
 
+def observed_adjustment(scored: ScoredStream, gap: int, cache: GapCache, alpha: float) -> float:
+    """How much the style cache moves the observed gap's own log10 score (the same for all its repairs)."""
+    k = 2 * gap
+    return cache.adapted(gap, scored.symbols[k], scored.scores[k], alpha) - scored.scores[k]
+
+
 def repair_delta(scorer: Scorer, scored: ScoredStream, gap: int, repaired: str,
-                 cache: GapCache | None = None, alpha: float = 1.0) -> float:
+                 cache: GapCache | None = None, alpha: float = 1.0, observed_adjust: float | None = None) -> float:
     """log10 P(repaired stream) - log10 P(observed stream); with a cache, the repaired gap's own symbol
-    is scored by the n-gram model adapted to the file's (or folder's) style."""
+    is scored by the n-gram model adapted to the file's (or folder's) style. `observed_adjust`:
+    observed_adjustment() of the gap, when the caller has it already."""
     new_sym = gap_symbol(repaired, scored.indents[gap])
     changes = {2 * gap: new_sym}
     j = scored.next_newline_gap[gap]
@@ -113,10 +120,9 @@ def repair_delta(scorer: Scorer, scored: ScoredStream, gap: int, repaired: str,
             changes[2 * j] = sym_j
     delta, first = _rescore(scorer, scored, changes)
     if cache is not None:
-        k = 2 * gap
-        old = scored.scores[k]
-        delta += (cache.adapted(gap, new_sym, first, alpha) - first) \
-            - (cache.adapted(gap, scored.symbols[k], old, alpha) - old)
+        if observed_adjust is None:
+            observed_adjust = observed_adjustment(scored, gap, cache, alpha)
+        delta += cache.adapted(gap, new_sym, first, alpha) - first - observed_adjust
     return delta
 
 
