@@ -158,27 +158,28 @@ def _rescore(scorer: Scorer, scored: ScoredStream, changes: dict[int, str]) -> t
 
 
 def _rescore_one(base, scored: ScoredStream, changes: dict[int, str]) -> tuple[float, float]:
-    """_rescore for a single model, with KenLM called directly: this loop is where ranking spends its time."""
+    """_rescore for a single model, with KenLM called directly: this loop is where ranking spends its
+    time. A repair changes one symbol, or two (a gap and the next newline gap measured against it)."""
     symbols, scores, states = scored.symbols, scored.scores, scored.states
-    todo = sorted(changes)
+    if len(changes) == 1:
+        (k, sym), = changes.items()
+        k2, sym2 = -1, None
+    else:
+        (k, sym), (k2, sym2) = sorted(changes.items())
     end = len(symbols)
     new_state = kenlm.State
-    t = 0
-    k = todo[0]
-    state = states[k]
     out = new_state()
-    first = base(state, changes[k], out)
+    first = base(states[k], sym, out)
     delta = first - scores[k]
     while True:
         k += 1
         if out == states[k]:
-            while t < len(todo) and todo[t] < k:
-                t += 1
-            if t == len(todo):
+            # same context as the observed stream: scores agree until the next changed symbol
+            if k > k2:
                 return delta, first
-            k = todo[t]
+            k = k2
             out = states[k]
         if k >= end:
             return delta, first
         state, out = out, new_state()
-        delta += base(state, changes.get(k, symbols[k]), out) - scores[k]
+        delta += base(state, sym2 if k == k2 else symbols[k], out) - scores[k]
