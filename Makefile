@@ -31,13 +31,16 @@ $(KENLM_SDIST): | .venv/.installed
 $(LMPLZ): $(KENLM_SDIST) | .tools/debs.stamp
 	rm -rf .tools/kenlm-src .tools/kenlm-build && mkdir -p .tools/kenlm-src .tools/kenlm-build .tools/kenlm/bin
 	tar -xzf $(KENLM_SDIST) -C .tools/kenlm-src --strip-components=1
-	cd .tools/kenlm-build && cmake -DCMAKE_BUILD_TYPE=Release -DKENLM_MAX_ORDER=10 ../kenlm-src > cmake.log
-	$(MAKE) -C .tools/kenlm-build -j2 lmplz build_binary > .tools/kenlm-build/make.log
+	@echo "building lmplz and build_binary (a few minutes; log in .tools/kenlm-build/build.log)"
+	@cd .tools/kenlm-build && { cmake -DCMAKE_BUILD_TYPE=Release -DKENLM_MAX_ORDER=10 ../kenlm-src \
+	  && $(MAKE) -j2 lmplz build_binary; } > build.log 2>&1 || { tail -20 build.log; exit 1; }
 	cp .tools/kenlm-build/bin/lmplz .tools/kenlm-build/bin/build_binary .tools/kenlm/bin/
 
 # The kenlm Python module, compiled for n-gram orders up to 10.
 .venv/.kenlm: $(KENLM_SDIST) | .venv/.installed .tools/debs.stamp
-	MAX_ORDER=10 .venv/bin/pip install -q --no-build-isolation --force-reinstall --no-deps $(KENLM_SDIST)
+	@echo "building the kenlm Python module, MAX_ORDER=10 (a few minutes; log in .tools/kenlm-python.log)"
+	@MAX_ORDER=10 .venv/bin/pip install --no-build-isolation --force-reinstall --no-deps $(KENLM_SDIST) \
+	  > .tools/kenlm-python.log 2>&1 || { tail -20 .tools/kenlm-python.log; exit 1; }
 	@touch $@
 
 corpora/jdk17-src.zip: | .tools/debs.stamp
