@@ -121,6 +121,7 @@ def dfasat(apta: APTA, time_limit: float = 30.0, core_nodes: int = 250, **edsm_o
     """EDSM to a core of at most core_nodes nodes, then the smallest consistent colouring within time_limit."""
     t0 = time.perf_counter()
     deadline = t0 + time_limit
+    edsm_options = dict(edsm_options)
     hyp_options = {k: edsm_options.pop(k) for k in ("sinks", "alive_weight", "set_min", "dead_conflict")
                    if k in edsm_options}
     full = Hypothesis(apta, **hyp_options)

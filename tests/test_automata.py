@@ -1,0 +1,286 @@
+"""automata/: formats, DFA operations, learners (RPNI, EDSM, SAT), generator and the stamina CLI."""
+from __future__ import annotations
+
+import itertools
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from automata.apta import APTA
+from automata.cli import main
+from automata.dfa import DFA
+from automata.generator import make_problem, random_walk, target_machine
+from automata.grid import Cell, cell_of_problem
+from automata.learn import learn
+from automata.merging import Hypothesis, edsm, rpni
+from automata.samples import (ContradictionError, FormatError, Sample, format_abbadingo, format_stamina,
+                              parse_abbadingo, parse_stamina, read_sample, split_distinct)
+from automata.sat import colour
+
+DATA = Path(__file__).resolve().parent.parent / ".data" / "stamina" / "training-abbadingo"
+
+
+def dfa(n, k, edges, accept):
+    delta = -np.ones((n, k), np.int32)
+    for q, a, r in edges:
+        delta[q, a] = r
+    acc = np.zeros(n, bool)
+    acc[list(accept)] = True
+    return DFA(delta, acc)
+
+
+# Small targets with known minimal sizes (partial transitions reject).
+TARGETS = {
+    "even-zeros": dfa(2, 2, [(0, 0, 1), (0, 1, 0), (1, 0, 0), (1, 1, 1)], [0]),
+    "ends-in-1": dfa(2, 2, [(0, 0, 0), (0, 1, 1), (1, 0, 0), (1, 1, 1)], [1]),
+    "zeros-mod-3": dfa(3, 2, [(0, 0, 1), (1, 0, 2), (2, 0, 0), (0, 1, 0), (1, 1, 1), (2, 1, 2)], [0]),
+    "partial-abc": dfa(3, 3, [(0, 0, 1), (1, 1, 2), (2, 2, 0)], [0, 2]),
+}
+
+
+def complete_sample(target: DFA, max_len: int) -> Sample:
+    """Every word up to max_len labelled by the target: it contains a characteristic sample of these targets."""
+    words = [w for n in range(max_len + 1) for w in itertools.product(range(target.alphabet), repeat=n)]
+    return Sample(target.alphabet, tuple(words), tuple(target.accepts(w) for w in words))
+
+
+# ---- formats ---------------------------------------------------------------------------------------------
+def test_abbadingo_round_trip():
+    s = parse_abbadingo("3 2\n1 2 0 1\n0 0\n1 3 1 1 0\n")
+    assert s.alphabet == 2 and s.words == ((0, 1), (), (1, 1, 0)) and s.labels == (True, False, True)
+    again = parse_abbadingo(format_abbadingo(s))
+    assert again == s
+
+
+def test_abbadingo_header_with_suffix():
+    """Problem 11 of the real data writes its alphabet as '2:0'."""
+    assert parse_abbadingo("1 2:0\n1 1 1\n").alphabet == 2
+
+
+def test_stamina_round_trip():
+    s = parse_stamina("+ 0 1 2\n- 2\n?\n", alphabet=3)
+    assert s.words == ((0, 1, 2), (2,), ()) and s.labels == (True, False, None)
+    assert parse_stamina(format_stamina(s), alphabet=3) == s
+
+
+@pytest.mark.parametrize("text, line, why", [
+    ("2 2\n1 2 0 1\n1 3 0 1\n", 3, "length says 3"),
+    ("1 2\n1 2 0 2\n", 2, "outside the alphabet"),
+    ("1 2\n7 1 0\n", 2, "unknown label"),
+    ("1 2\n1 x 0\n", 2, "length is not an integer"),
+    ("3 2\n1 1 0\n", 1, "announces 3"),
+    ("two 2\n", 1, "header"),
+])
+def test_abbadingo_errors_name_file_and_line(tmp_path, text, line, why):
+    p = tmp_path / "bad.txt"
+    p.write_text(text)
+    with pytest.raises(FormatError) as e:
+        read_sample(p)
+    assert str(e.value).startswith(f"{p}:{line}:") and why in str(e.value)
+
+
+@pytest.mark.parametrize("text, line, why", [
+    ("+ 0 1\n* 1\n", 2, "unknown label"),
+    ("+ 0 1\n- 0 9\n", 2, "outside the alphabet"),
+    ("+ 0 a\n", 1, "not an integer"),
+])
+def test_stamina_errors(text, line, why):
+    with pytest.raises(FormatError) as e:
+        parse_stamina(text, "t.txt", alphabet=2)
+    assert str(e.value).startswith(f"t.txt:{line}:") and why in str(e.value)
+
+
+def test_contradiction_is_an_error():
+    s = parse_abbadingo("3 2\n1 2 0 1\n0 2 0 1\n1 1 0\n")
+    with pytest.raises(ContradictionError, match="'0 1' is labelled both"):
+        learn(s, algo="edsm")
+
+
+def test_split_is_reproducible_and_disjoint():
+    s = complete_sample(TARGETS["ends-in-1"], 6)
+    s = Sample(2, s.words + s.words[:10], s.labels + s.labels[:10])  # repeats keep their multiplicity
+    a_train, a_held = split_distinct(s, seed=0)
+    b_train, b_held = split_distinct(s, seed=0)
+    assert a_held == b_held and a_train == b_train
+    assert not set(a_train.words) & {w for w, _ in a_held}
+    assert len(set(a_train.words)) + len(a_held) == len(set(s.words))
+
+
+# ---- DFA ---------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", sorted(TARGETS))
+def test_classify_agrees_with_accepts(name):
+    t = TARGETS[name]
+    words = complete_sample(t, 5).words
+    assert list(t.classify(list(words))) == [t.accepts(w) for w in words]
+
+
+def test_partial_transition_rejects():
+    t = TARGETS["partial-abc"]
+    assert t.accepts((0, 1, 2)) and not t.accepts((1,)) and not t.accepts((0, 1, 2, 1))
+
+
+def test_minimize_merges_equivalent_states_and_keeps_language():
+    # zeros-mod-3 duplicated: states 3,4,5 copy 0,1,2 and state 0 jumps into the copy on '1'.
+    big = dfa(6, 2, [(0, 0, 1), (1, 0, 2), (2, 0, 3), (3, 0, 4), (4, 0, 5), (5, 0, 0),
+                     (0, 1, 3), (1, 1, 1), (2, 1, 2), (3, 1, 0), (4, 1, 4), (5, 1, 5)], [0, 3])
+    m = big.minimize()
+    assert m.n_states == 3 and m.equivalent(big) and m.equivalent(TARGETS["zeros-mod-3"])
+
+
+def test_equivalent_detects_difference():
+    assert not TARGETS["even-zeros"].equivalent(TARGETS["ends-in-1"])
+
+
+def test_text_format_round_trip_and_dot(tmp_path):
+    t = TARGETS["partial-abc"]
+    t.save(tmp_path / "m.dfa")
+    back = DFA.load(tmp_path / "m.dfa")
+    assert np.array_equal(back.delta, t.delta) and np.array_equal(back.accepting, t.accepting)
+    dot = t.to_dot()
+    assert "0 -> 1 [label=\"0\"]" in dot and "doublecircle" in dot
+
+
+def test_text_format_rejects_nondeterminism():
+    with pytest.raises(FormatError, match="not deterministic"):
+        DFA.from_text("dfa 2 2\nstart 0\naccept 1\n0 0 1\n0 0 0\n", "m.dfa")
+
+
+# ---- learners ----------------------------------------------------------------------------------------------
+def test_apta_counts():
+    a = APTA.build(parse_abbadingo("3 2\n1 2 0 1\n1 2 0 1\n0 1 0\n"))
+    assert a.size == 3 and a.pos[2] == 2 and a.neg[1] == 1
+
+
+@pytest.mark.parametrize("name", sorted(TARGETS))
+@pytest.mark.parametrize("learner", ["rpni", "edsm"])
+def test_learns_target_from_characteristic_sample(name, learner):
+    target = TARGETS[name]
+    apta = APTA.build(complete_sample(target, 6))
+    if learner == "rpni":
+        got = rpni(apta).dfa
+    else:
+        got = edsm(apta).dfa
+    assert got.equivalent(target), got.to_text()
+    assert got.minimize().n_states == target.minimize().n_states
+
+
+def test_merge_test_restores_hypothesis_exactly():
+    h = Hypothesis(APTA.build(complete_sample(TARGETS["zeros-mod-3"], 5)), sinks=True, alive_weight=1, set_min=2)
+    before = ([dict(c) for c in h.ch], list(h.pos), list(h.neg), list(h.pt), list(h.nt))
+    for parent, sym, blue in h.blues():
+        h.try_merge(0, parent, sym, blue)
+    assert before == ([dict(c) for c in h.ch], list(h.pos), list(h.neg), list(h.pt), list(h.nt))
+
+
+# partial-abc needs 4 colours: every APTA node gets one, so the words that fall off the target need a
+# rejecting dead colour (trimmed away afterwards).
+@pytest.mark.parametrize("name, size", [("even-zeros", 2), ("zeros-mod-3", 3), ("partial-abc", 4)])
+def test_sat_finds_minimum_consistent_dfa(name, size):
+    """Colouring the whole APTA: size-1 colours is UNSAT, size colours gives the target's language."""
+    target = TARGETS[name]
+    h = Hypothesis(APTA.build(complete_sample(target, 5)))
+    deadline = time.perf_counter() + 30
+    assert colour(h, size - 1, deadline) is None
+    got = colour(h, size, deadline)
+    assert isinstance(got, DFA) and got.equivalent(target)
+
+
+@pytest.mark.parametrize("algo", ["rpni", "edsm", "sat"])
+def test_learn_entry_point_is_consistent_with_training(algo):
+    target = TARGETS["zeros-mod-3"]
+    s = complete_sample(target, 5)
+    got = learn(s, algo=algo, time_limit=10).dfa
+    assert list(got.classify(list(s.words))) == list(s.labels)
+
+
+# ---- grid and generator ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("number, cell", [(1, Cell(2, 100.0)), (6, Cell(2, 50.0)), (16, Cell(2, 12.5)),
+                                          (21, Cell(5, 100.0)), (96, Cell(50, 12.5)), (100, Cell(50, 12.5))])
+def test_problem_numbering(number, cell):
+    assert cell_of_problem(number) == cell
+
+
+@pytest.mark.parametrize("alphabet", [2, 10, 50])
+def test_generated_targets_have_about_50_states(alphabet):
+    t = target_machine(np.random.default_rng(3), alphabet)
+    assert 45 <= t.n_states <= 55 and t.minimize().n_states == t.n_states
+    rng = np.random.default_rng(0)
+    assert all(t.accepts(random_walk(rng, t)) for _ in range(200))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("alphabet", [10, 50])
+def test_stamina_learner_solves_generated_full_problem(alphabet):
+    """The tuned learner (sinks, alive-symbol sets) solves a generated 100% problem of a large alphabet."""
+    from automata.score import bcr
+    p = make_problem(11, alphabet, 100.0)
+    res = learn(p.training, algo="edsm")
+    assert res.seconds < 60
+    assert bcr(list(p.test.labels), res.dfa.classify(list(p.test.words))) >= 0.99
+
+
+@pytest.mark.slow
+def test_generated_problem_is_consistent_and_reproducible():
+    p = make_problem(7, 5, 25.0)
+    assert len(p.test) == 1500 and len(set(p.test.words)) == 1500
+    assert list(p.target.classify(list(p.training.words))) == list(p.training.labels)
+    assert not set(p.training.words) & set(p.test.words)
+    assert make_problem(7, 5, 25.0).training == p.training
+
+
+# ---- CLI ---------------------------------------------------------------------------------------------------
+def test_cli_learn_label_round_trip(tmp_path, capsys):
+    target = TARGETS["zeros-mod-3"]
+    train = tmp_path / "train.txt"
+    train.write_text(format_abbadingo(complete_sample(target, 5)))
+    test = tmp_path / "test.txt"
+    words = [(0, 0, 0), (0,), (1, 1), (0, 1, 0, 1, 0, 0)]
+    test.write_text("".join("? " + " ".join(map(str, w)) + "\n" for w in words))
+    model = tmp_path / "m.dfa"
+    assert main(["learn", str(train), "--algo", "edsm", "-o", str(model), "--dot", str(tmp_path / "m.dot")]) == 0
+    capsys.readouterr()
+    assert main(["label", str(model), str(test)]) == 0
+    assert capsys.readouterr().out.strip() == "".join("1" if target.accepts(w) else "0" for w in words)
+    assert main(["label", str(model), str(test), "--lines"]) == 0
+    assert capsys.readouterr().out.split() == ["1", "0", "1", "0"]
+
+
+@pytest.mark.parametrize("text, where", [("2 2\n1 2 0 1\n1 3 0 1\n", ":3:"), ("1 2\n1 1 5\n", ":2:")])
+def test_cli_bad_input_one_line_exit_2(tmp_path, capsys, text, where):
+    p = tmp_path / "bad.txt"
+    p.write_text(text)
+    assert main(["learn", str(p), "-o", str(tmp_path / "m.dfa")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and f"{p}{where}" in err
+
+
+def test_cli_contradiction_exit_2(tmp_path, capsys):
+    p = tmp_path / "c.txt"
+    p.write_text("+ 0 1\n- 0 1\n")
+    assert main(["learn", str(p), "-o", str(tmp_path / "m.dfa")]) == 2
+    assert "labelled both" in capsys.readouterr().err
+
+
+def test_cli_grid_on_a_generated_folder(tmp_path, capsys):
+    """grid scores on N_test.txt when it is labelled; a tiny hand-made problem stands in for a generated one."""
+    target = TARGETS["ends-in-1"]
+    (tmp_path / "1_training.txt").write_text(format_abbadingo(complete_sample(target, 6)))
+    (tmp_path / "1_test.txt").write_text(format_stamina(complete_sample(target, 8)))
+    assert main(["grid", str(tmp_path), "--algo", "edsm"]) == 0
+    out = capsys.readouterr().out
+    assert "BCR 1.000 solved" in out and "1.000*" in out
+
+
+# ---- real data ---------------------------------------------------------------------------------------------
+@pytest.mark.data
+@pytest.mark.skipif(not DATA.exists(), reason="shared StaMinA data not unpacked into .data/")
+@pytest.mark.parametrize("number, at_least", [(1, 0.95), (81, 0.98), (97, 0.85)])
+def test_real_problem_held_out(number, at_least):
+    from automata.score import bcr
+    train, held = split_distinct(read_sample(DATA / f"{number}_training.txt"), seed=0)
+    t0 = time.perf_counter()
+    res = learn(train, algo="edsm")
+    assert time.perf_counter() - t0 < 60
+    assert bcr([lab for _, lab in held], res.dfa.classify([w for w, _ in held])) >= at_least
