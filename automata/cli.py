@@ -121,7 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     le = sub.add_parser("learn", help="learn a DFA from a training file (Abbadingo or +/- lines)")
     le.add_argument("train", type=Path)
-    le.add_argument("--algo", choices=["rpni", "edsm", "sat"], default="sat")
+    le.add_argument("--algo", choices=["rpni", "edsm", "sat"], default="edsm")
     le.add_argument("--time-limit", type=float, default=20.0, help="seconds for the SAT stage before falling back")
     le.add_argument("--plain", action="store_true", help="textbook evidence only (no StaMinA tuning)")
     le.add_argument("-o", "--output", type=Path, required=True, help="model file (DFA text format)")
@@ -142,14 +142,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     gr = sub.add_parser("grid", help="learn and score a folder of problems; print the 5x4 BCR grid")
     gr.add_argument("dir", type=Path)
-    gr.add_argument("--algo", choices=["rpni", "edsm", "sat"], default="sat")
+    gr.add_argument("--algo", choices=["rpni", "edsm", "sat"], default="edsm")
     gr.add_argument("--time-limit", type=float, default=20.0)
     gr.add_argument("--problems", help="comma-separated numbers, or 'first-per-cell' (1,6,...,96)")
     gr.set_defaults(func=cmd_grid)
 
     be = sub.add_parser("bench", help="held-out 80/20 benchmark on the real training sets against AALpy's EDSM")
     be.add_argument("--dir", type=Path, default=REAL_DATA)
-    be.add_argument("--algo", choices=["rpni", "edsm", "sat"], default="sat")
+    be.add_argument("--algo", choices=["rpni", "edsm", "sat"], default="edsm")
     be.add_argument("--time-limit", type=float, default=20.0)
     be.add_argument("--aalpy-timeout", type=float, default=150.0, help="seconds per problem for AALpy")
     be.add_argument("--problems", help="comma-separated numbers (default 1,6,...,96)")

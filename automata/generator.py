@@ -4,14 +4,16 @@ Target: a Forest-Fire graph (forward burning f=0.31, backward burning b=0.385) g
 edge labelled with a symbol its source does not use yet (so the machine is deterministic), plus a self-loop
 with probability 0.2 and a parallel edge (another symbol, same target) with probability 0.2 per new state;
 states accept with probability 1/2. The machine is trimmed and minimised and redrawn until it has about 50
-states (45..55). Our reading where the protocol is silent: burned links point from the older state to the
-new one, so every state is reachable from the start state 0.
+states (45..55). As in Leskovec's model the new state links to its ambassador and to every state burned from
+it; our reading where the protocol is silent: the ambassador also gets one edge to the new state, so every
+state is reachable from the start state 0.
 
 Sample: 20,000 strings, half positive random walks (at a state with d outgoing edges the walk stops with
 probability 1/(1+d) if the state accepts, else follows a uniformly chosen edge), half negatives made by
 Poisson(3) random edits (insert, delete, substitute; at least one) of fresh walks, kept only when the target
 rejects them. 1,500 distinct strings are set aside as the test set; the training set is the first
-sparsity% of the remaining strings in random order (strings of the test set never appear in training).
+sparsity% of the remaining entries in random order (another copy of a test word, which random walks make
+for short words, may stay in training).
 """
 from __future__ import annotations
 
@@ -64,9 +66,22 @@ def forest_fire_dfa(rng: np.random.Generator, alphabet: int, n_nodes: int) -> DF
         preds.append(set())
         succs.append(set())
         ambassador = int(rng.integers(v))
+        # So the new state is reachable from the start state: from the ambassador, or from a random state
+        # that still has a free symbol when the ambassador uses them all (small alphabets).
+        if not add_edge(ambassador, v):
+            free = [q for q in range(v) if len(out[q]) < alphabet]
+            if free:
+                add_edge(int(rng.choice(free)), v)
+            else:
+                # Every symbol is taken: put the new state in the middle of the ambassador's edge q -a-> r.
+                a = int(rng.choice(sorted(out[ambassador])))
+                r = out[ambassador][a]
+                out[ambassador][a] = v
+                preds[v].add(ambassador)
+                add_edge(v, r)
         burned = {ambassador}
         frontier = [ambassador]
-        add_edge(ambassador, v)
+        add_edge(v, ambassador)
         while frontier:
             w = frontier.pop()
             # Geometric numbers of forward and backward links to follow (means f/(1-f), b/(1-b)).
@@ -80,14 +95,12 @@ def forest_fire_dfa(rng: np.random.Generator, alphabet: int, n_nodes: int) -> DF
                 if x in burned:
                     continue
                 burned.add(x)
-                add_edge(x, v)
+                add_edge(v, x)
                 frontier.append(x)
         if rng.random() < SELF_LOOP:
             add_edge(v, v)
-        if rng.random() < PARALLEL and preds[v]:
-            add_edge(int(rng.choice(sorted(preds[v]))), v)
-        # Give the new state a way out too, so walks through it can continue (edges to older states).
-        add_edge(v, int(rng.integers(v + 1)))
+        if rng.random() < PARALLEL and succs[v]:
+            add_edge(v, int(rng.choice(sorted(succs[v]))))
     delta = -np.ones((n_nodes, alphabet), np.int32)
     for q, edges in enumerate(out):
         for a, r in edges.items():
@@ -159,7 +172,17 @@ def make_problem(seed: int, alphabet: int, sparsity: float) -> Problem:
         if words[i] not in seen:
             seen.add(words[i])
             test_words.append(words[i])
-    rest = [i for i in order if words[i] not in seen]
+    # The entries drawn for the test set leave the pool; other copies of the same word may stay in training
+    # (otherwise short words of small alphabets, repeated by many walks, would strip the training set bare).
+    taken: set[int] = set()
+    got: set[Word] = set()
+    for i in order:
+        if len(got) == len(test_words):
+            break
+        if words[i] not in got:
+            got.add(words[i])
+            taken.add(int(i))
+    rest = [i for i in order if int(i) not in taken]
     keep = rest[: int(round(len(rest) * sparsity / 100.0))]
     training = Sample(alphabet, tuple(words[i] for i in keep), tuple(labels[i] for i in keep))
     test_labels = tuple(bool(x) for x in target.classify(test_words))

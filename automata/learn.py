@@ -24,7 +24,7 @@ def stamina_options(alphabet: int) -> dict:
     return dict(sinks=True, alive_weight=1, set_min=20, max_blues=20)
 
 
-def learn(sample: Sample, algo: str = "sat", time_limit: float = 20.0, plain: bool = False) -> MergeResult:
+def learn(sample: Sample, algo: str = "edsm", time_limit: float = 20.0, plain: bool = False) -> MergeResult:
     """Learn a DFA. plain=True runs the textbook learner (labels-only EDSM evidence) without StaMinA tuning."""
     sample.check_consistent()
     apta = APTA.build(sample)
