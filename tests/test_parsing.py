@@ -133,3 +133,20 @@ def test_indentation_is_tracked_through_multiline_tokens():
 def test_unknown_scheme_is_an_error():
     with pytest.raises(UnknownScheme, match="unknown token scheme 'nope'"):
         get_scheme("nope")
+
+
+@pytest.mark.data
+@pytest.mark.parametrize("folder, pattern, limit", [
+    (("codrep2019", "validation"), "*.txt", None),
+    (("codrep2019", "learning"), "*.txt", 300),
+    (("codrep2018", "Dataset1", "Tasks"), "*.txt", 200),
+])
+def test_shared_files_are_lossless(folder, pattern, limit):
+    from conftest import data_path
+    from lm.sources import codrep2018_body
+    files = sorted(p for p in data_path(*folder).glob(pattern) if p.name != "out.txt")[:limit]
+    assert files
+    for p in files:
+        data = p.read_bytes()
+        text = (codrep2018_body(data) if "codrep2018" in folder else data).decode("utf-8")
+        assert check_stream(tokenize(text)) is None, p
