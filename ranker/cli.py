@@ -111,10 +111,12 @@ def _rank_one(path: str):
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    args = parser().parse_args(argv)
-    if args.task == "codrep2018":
-        from lines.cli import rank_main   # the CodRep 2018 line ranker
+    task = argparse.ArgumentParser(add_help=False)
+    task.add_argument("--task", default="codrep2019")
+    if task.parse_known_args(argv)[0].task == "codrep2018":
+        from lines.cli import rank_main   # the CodRep 2018 line ranker has options of its own
         return rank_main(argv_without_task(argv))
+    args = parser().parse_args(argv)
     status = 0
     files: list[str] = []
     for p in args.paths:
