@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
 from pathlib import Path
 
 import kenlm
@@ -14,14 +13,6 @@ LOG2_10 = math.log2(10)
 def log10_to_bits(logprob10: float) -> float:
     """Surprisal in bits of a KenLM log10 probability."""
     return -logprob10 * LOG2_10
-
-
-@dataclass(frozen=True)
-class ModelInfo:
-    path: str
-    order: int
-    scheme: str
-    signature: dict
 
 
 class LanguageModel:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import kenlm
 
 from lm.model import LanguageModel
-from parsing.schemes import Scheme, gap_symbol
+from parsing.schemes import Scheme, gap_symbol, line_indents
 from parsing.tokens import TokenStream
 
 from .cache import GapCache
@@ -74,29 +74,21 @@ def score_stream(scorer: Scorer, scheme: Scheme, stream: TokenStream) -> ScoredS
 
 
 def _indent_links(stream: TokenStream):
+    """The indentation each gap is measured against, and for each gap the next gap whose symbol would
+    change if this gap's indentation did (the next newline gap, unless a multi-line token resets it)."""
     src = stream.source
     n = len(stream.kinds)
-    indents = [""] * (n + 1)
     next_nl = [-1] * (n + 1)
-    indent = ""
-    pending: list[int] = []   # gaps whose indentation the next newline gap is measured against
+    pending: list[int] = []
     for i in range(n + 1):
-        gap = stream.gap_text(i)
-        indents[i] = indent
-        if "\n" in gap:
+        if "\n" in stream.gap_text(i):
             for p in pending:
                 next_nl[p] = i
             pending = []
-            indent = gap[gap.rfind("\n") + 1:]
         pending.append(i)
-        if i < n:
-            s, e = stream.starts[i], stream.ends[i]
-            nl = src.rfind("\n", s, e)
-            if nl >= 0:           # a multi-line token sets the indentation itself
-                line = src[nl + 1:e]
-                indent = line[: len(line) - len(line.lstrip(" \t\f"))]
-                pending = []
-    return indents, next_nl
+        if i < n and src.find("\n", stream.starts[i], stream.ends[i]) >= 0:
+            pending = []   # a multi-line token sets the indentation itself
+    return line_indents(stream), next_nl
 
 
 def observed_adjustment(scored: ScoredStream, gap: int, cache: GapCache, alpha: float) -> float:
