@@ -12,6 +12,7 @@ ALGORITHMS = ("rpni", "edsm", "sat")
 def stamina_options(alphabet: int) -> dict:
     """Evidence settings for the StaMinA protocol.
 
+    alive_weight: a point of evidence per folded pair that positive strings pass through on both sides.
     sinks: nodes no positive string reaches are not merged and their transitions are left missing (most
     negatives leave the target through a missing transition). set_min: two states that positive walks went
     through at least this often must show the same alive outgoing symbols (every symbol of the target state
@@ -20,7 +21,7 @@ def stamina_options(alphabet: int) -> dict:
     grid well under a minute.
     """
     if alphabet <= 2:
-        return dict(sinks=True, max_blues=20)
+        return dict(sinks=True, alive_weight=1, max_blues=20)
     return dict(sinks=True, alive_weight=1, set_min=20, max_blues=20)
 
 

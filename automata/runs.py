@@ -102,9 +102,12 @@ def bench_report(ours: list[ProblemScore], theirs: list[BenchRow], aalpy_timeout
     mo = sum(o.bcr for o in ours) / len(ours)
     mt = sum(t.bcr or 0.0 for t in theirs) / len(theirs)
     wins = sum(o.bcr > (t.bcr or 0.0) for o, t in zip(ours, theirs))
+    done = [(o, t) for o, t in zip(ours, theirs) if t.bcr is not None]
     lines += ["", format_grid(cells_o, "ours: BCR per cell (held-out 20%)"), "",
               format_grid(cells_t, f"AALpy EDSM: BCR per cell (timeout {aalpy_timeout:g} s counts as 0)"), "",
               f"mean BCR: ours {mo:.3f}, AALpy EDSM {mt:.3f} "
               f"({sum(t.bcr is None for t in theirs)} AALpy timeouts); ours higher in {wins}/{len(ours)} problems",
+              f"on the {len(done)} problems AALpy finished: ours {sum(o.bcr for o, _ in done) / max(len(done), 1):.3f}, "
+              f"AALpy {sum(t.bcr for _, t in done) / max(len(done), 1):.3f}",
               f"slowest of ours: {max(o.seconds for o in ours):.1f} s"]
     return "\n".join(lines)
