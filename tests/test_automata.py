@@ -226,7 +226,7 @@ def test_generated_problem_is_consistent_and_reproducible():
     p = make_problem(7, 5, 25.0)
     assert len(p.test) == 1500 and len(set(p.test.words)) == 1500
     assert list(p.target.classify(list(p.training.words))) == list(p.training.labels)
-    assert len(p.training) > 5000
+    assert len(p.training) == round(0.25 * (20_000 - 1500))  # the 1,500 test entries leave the pool
     assert make_problem(7, 5, 25.0).training == p.training
 
 
@@ -284,3 +284,11 @@ def test_real_problem_held_out(number, at_least):
     res = learn(train, algo="edsm")
     assert time.perf_counter() - t0 < 60
     assert bcr([lab for _, lab in held], res.dfa.classify([w for w, _ in held])) >= at_least
+
+
+@pytest.mark.skipif(__import__("shutil").which("dot") is None, reason="graphviz 'dot' not installed")
+def test_png_through_graphviz(tmp_path, capsys):
+    model = tmp_path / "m.dfa"
+    TARGETS["partial-abc"].save(model)
+    assert main(["show", str(model), "--png", str(tmp_path / "m.png")]) == 0
+    assert (tmp_path / "m.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
