@@ -7,9 +7,9 @@ KENLM_SDIST := .tools/kenlm-$(KENLM_VERSION).tar.gz
 LMPLZ := .tools/kenlm/bin/lmplz
 SHARED ?= ../shared
 
-.PHONY: setup test quick demo bench compare-orders data lossless help
+.PHONY: setup test quick demo bench compare-orders stamina-bench data lossless help
 help:
-	@echo "make setup | test | quick | demo | bench | compare-orders | data | lossless"
+	@echo "make setup | test | quick | demo | bench | compare-orders | stamina-bench | data | lossless"
 
 setup: .tools/debs.stamp .venv/.installed $(LMPLZ) .venv/.kenlm corpora/jdk17-src.zip
 
@@ -80,6 +80,10 @@ C18 := .data/codrep2018/Dataset1 .data/codrep2018/Dataset2 .data/codrep2018/Data
 bench: setup data .models/c18-o7.bin
 	bin/bench --model .models/c18-o7.bin --out .bench
 	@mkdir -p docs && cp .bench/bench.md docs/bench.md
+
+# StaMinA: our learner against AALpy's EDSM on the real training sets (AALpy installs itself on first use).
+stamina-bench: setup data
+	bin/stamina bench
 
 # n-gram orders and token schemes, CodRep 2018 -> CodRep 2019 validation.
 compare-orders: setup data
