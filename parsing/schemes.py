@@ -83,27 +83,6 @@ def gap_symbol(gap: str, indent: str) -> str:
     return f"{GAP_MARK}{head}n{len(lines) - 1}{flags}{shape}"
 
 
-def line_indents(stream: TokenStream) -> list[str]:
-    """Indentation of the line on which each gap starts (len(stream) + 1 entries)."""
-    src = stream.source
-    indents = [""]
-    indent = ""
-    for i in range(len(stream.kinds)):
-        gap = stream.gap_text(i)
-        nl = gap.rfind("\n")
-        if nl >= 0:
-            indent = gap[nl + 1:]
-        s, e = stream.starts[i], stream.ends[i]
-        nl = src.rfind("\n", s, e)
-        if nl >= 0:  # multi-line token: the next gap starts on its last line
-            j = nl + 1
-            while j < e and src[j] in " \t\f":
-                j += 1
-            indent = src[nl + 1:j]
-        indents.append(indent)
-    return indents
-
-
 @dataclass(frozen=True)
 class Scheme:
     name: str
@@ -111,23 +90,32 @@ class Scheme:
     token_symbol: Callable[[str, str], str]   # (kind, text) -> symbol
 
     def symbols(self, stream: TokenStream) -> list[str]:
-        return symbols(stream, self.token_symbol)
+        return walk(stream, self.token_symbol)[0]
+
+    def walk(self, stream: TokenStream) -> tuple[list[str], list[str]]:
+        """(symbols, indentation of each gap's line): see `walk`."""
+        return walk(stream, self.token_symbol)
 
     def token_symbols(self, stream: TokenStream) -> list[str]:
         src, tok = stream.source, self.token_symbol
         return [tok(k, src[s:e]) for k, s, e in zip(stream.kinds, stream.starts, stream.ends)]
 
 
-def symbols(stream: TokenStream, token_symbol) -> list[str]:
-    """The alternating gap/token symbol sequence (the hot path of corpus building: kept lean)."""
+def walk(stream: TokenStream, token_symbol) -> tuple[list[str], list[str]]:
+    """The alternating gap/token symbol sequence, and the indentation each gap is measured against: the
+    last line of the latest gap holding a newline, or the leading whitespace of a multi-line token's
+    last line. One pass, the hot path of corpus building: kept lean."""
     src = stream.source
     out = []
     append = append_ = out.append
+    indents = []
+    note = indents.append
     indent = ""
     prev = 0
     gsym = gap_symbol
     for kind, s, e in zip(stream.kinds, stream.starts, stream.ends):
         gap = src[prev:s]
+        note(indent)
         append(gsym(gap, indent))
         if "\n" in gap:
             indent = gap[gap.rfind("\n") + 1:]
@@ -137,8 +125,9 @@ def symbols(stream: TokenStream, token_symbol) -> list[str]:
             line = text[text.rfind("\n") + 1:]
             indent = line[: len(line) - len(line.lstrip(" \t\f"))]
         prev = e
+    note(indent)
     append(gsym(src[prev:], indent))
-    return out
+    return out, indents
 
 
 def _safe(text: str, fallback: str) -> str:

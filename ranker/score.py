@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import kenlm
 
 from lm.model import LanguageModel
-from parsing.schemes import Scheme, gap_symbol, line_indents
+from parsing.schemes import Scheme, gap_symbol
 from parsing.tokens import TokenStream
 
 from .cache import GapCache
@@ -61,7 +61,8 @@ class ScoredStream:
 
 
 def score_stream(scorer: Scorer, scheme: Scheme, stream: TokenStream) -> ScoredStream:
-    symbols = scheme.symbols(stream) + ["</s>"]
+    symbols, indents = scheme.walk(stream)
+    symbols.append("</s>")
     step = scorer.step
     state = scorer.begin()
     states, scores = [state], []
@@ -69,13 +70,12 @@ def score_stream(scorer: Scorer, scheme: Scheme, stream: TokenStream) -> ScoredS
         s, state = step(state, sym)
         scores.append(s)
         states.append(state)
-    indents, next_nl = _indent_links(stream)
-    return ScoredStream(stream, symbols, scores, states, indents, next_nl)
+    return ScoredStream(stream, symbols, scores, states, indents, _next_newline_gaps(stream))
 
 
-def _indent_links(stream: TokenStream):
-    """The indentation each gap is measured against, and for each gap the next gap whose symbol would
-    change if this gap's indentation did (the next newline gap, unless a multi-line token resets it)."""
+def _next_newline_gaps(stream: TokenStream) -> list[int]:
+    """For each gap, the next gap whose symbol would change if this gap's indentation did (the next
+    newline gap, unless a multi-line token resets the indentation first), or -1."""
     src = stream.source
     n = len(stream.kinds)
     next_nl = [-1] * (n + 1)
@@ -88,7 +88,7 @@ def _indent_links(stream: TokenStream):
         pending.append(i)
         if i < n and src.find("\n", stream.starts[i], stream.ends[i]) >= 0:
             pending = []   # a multi-line token sets the indentation itself
-    return line_indents(stream), next_nl
+    return next_nl
 
 
 def observed_adjustment(scored: ScoredStream, gap: int, cache: GapCache, alpha: float) -> float:

@@ -4,7 +4,7 @@ from hypothesis import given, settings, strategies as st
 from parsing.java import tokenize
 from parsing.lossless import check_stream
 from parsing.offsets import byte_to_char
-from parsing.schemes import GAP_MARK, RESERVED, SCHEMES, UnknownScheme, gap_symbol, get_scheme, line_indents
+from parsing.schemes import GAP_MARK, RESERVED, SCHEMES, UnknownScheme, gap_symbol, get_scheme
 
 TRICKY = {
     "non-ascii identifiers": 'class Ä {\n    int größe = 1;\n    String 名前 = "日本";\n}\n',
@@ -124,7 +124,7 @@ def test_schemes_abstract_identifiers_only_in_kind():
 
 def test_indentation_is_tracked_through_multiline_tokens():
     stream = tokenize("class A {\n    /* a\n       b */ int x;\n}")
-    indents = line_indents(stream)
+    indents = get_scheme("kind").walk(stream)[1]
     # the gap after the comment starts on the comment's last line, indented 7 spaces
     i = [t.text for t in stream.tokens].index("int")
     assert indents[i] == "       "
