@@ -47,19 +47,26 @@ def _folders_signature(folders: Sequence[str]) -> str:
 
 # --- codrep2019 -------------------------------------------------------------------------------------------
 
-def _run_codrep2019(args: argparse.Namespace, out: TextIO) -> None:
-    text, source = _read_text(args.predictions)
-    predictions = codrep2019.parse_predictions(text.splitlines(), source)
-    folders = _dataset_folders(args.datasets)
+def _tasks(datasets, predictions, source: str, folder_of, read_datasets):
+    """(folders, task -> answer): --datasets, or else the folders the predictions name; a prediction
+    for a path outside them is an error."""
+    folders = _dataset_folders(datasets)
     if folders is None:
-        # Without --datasets, the tasks are those of every folder a prediction names.
-        folders = sorted({os.path.dirname(path) for path in predictions})
+        folders = sorted({folder_of(path) for path in predictions})
         if not folders:
             raise InputError(f"{source}: no predictions and no --datasets: nothing to evaluate")
-    answers = codrep2019.read_datasets(folders)
+    answers = read_datasets(folders)
     outside = [path for path in predictions if path not in answers]
     if outside:
         raise InputError(f"{source}: {outside[0]} is not a task of the datasets {':'.join(folders)}")
+    return folders, answers
+
+
+def _run_codrep2019(args: argparse.Namespace, out: TextIO) -> None:
+    text, source = _read_text(args.predictions)
+    predictions = codrep2019.parse_predictions(text.splitlines(), source)
+    # Without --datasets, the tasks are those of every folder a prediction names.
+    folders, answers = _tasks(args.datasets, predictions, source, os.path.dirname, codrep2019.read_datasets)
     scores = registry.get("codrep2019").function(answers, predictions)
     print(f"Total files: {scores.total_files}", file=out)
     print(f"MRR: {scores.mrr}", file=out)
@@ -73,16 +80,9 @@ def _run_codrep2019(args: argparse.Namespace, out: TextIO) -> None:
 def _run_codrep2018(args: argparse.Namespace, out: TextIO) -> None:
     text, source = _read_text(args.predictions)
     predictions = codrep2018.parse_predictions(text.splitlines(), source)
-    folders = _dataset_folders(args.datasets)
-    if folders is None:
-        # Tasks/N.txt -> the dataset folder above Tasks/
-        folders = sorted({os.path.dirname(os.path.dirname(path)) for path in predictions})
-        if not folders:
-            raise InputError(f"{source}: no predictions and no --datasets: nothing to evaluate")
-    solutions = codrep2018.read_datasets(folders)
-    outside = [path for path in predictions if path not in solutions]
-    if outside:
-        raise InputError(f"{source}: {outside[0]} is not a task of the datasets {':'.join(folders)}")
+    # Tasks/N.txt -> the dataset folder above Tasks/
+    folders, solutions = _tasks(args.datasets, predictions, source,
+                                lambda path: os.path.dirname(os.path.dirname(path)), codrep2018.read_datasets)
     line_counts = {path: codrep2018.read_program_line_count(path) for path in predictions}
     codrep2018.check_line_ranges(predictions, line_counts)
     scores = registry.get("codrep2018").function(solutions, predictions)
