@@ -11,7 +11,9 @@ SHARED ?= ../shared
 help:
 	@echo "make setup | test | quick | demo | bench | compare-orders | stamina-bench | data | lossless"
 
-setup: .tools/debs.stamp .venv/.installed $(LMPLZ) .venv/.kenlm corpora/jdk17-src.zip
+NATIVE := lm/_native$(shell python3 -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
+
+setup: .tools/debs.stamp .venv/.installed $(LMPLZ) .venv/.kenlm $(NATIVE) corpora/jdk17-src.zip
 
 .tools/debs.stamp: bin/setup-debian
 	@mkdir -p .tools
@@ -32,7 +34,7 @@ $(LMPLZ): $(KENLM_SDIST) | .tools/debs.stamp
 	rm -rf .tools/kenlm-src .tools/kenlm-build && mkdir -p .tools/kenlm-src .tools/kenlm-build .tools/kenlm/bin
 	tar -xzf $(KENLM_SDIST) -C .tools/kenlm-src --strip-components=1
 	@echo "building lmplz and build_binary (a few minutes; log in .tools/kenlm-build/build.log)"
-	@cd .tools/kenlm-build && { cmake -DCMAKE_BUILD_TYPE=Release -DKENLM_MAX_ORDER=10 ../kenlm-src \
+	@cd .tools/kenlm-build && { cmake -DCMAKE_BUILD_TYPE=Release -DKENLM_MAX_ORDER=10 -DCMAKE_POSITION_INDEPENDENT_CODE=ON ../kenlm-src \
 	  && $(MAKE) -j2 lmplz build_binary; } > build.log 2>&1 || { tail -20 build.log; exit 1; }
 	cp .tools/kenlm-build/bin/lmplz .tools/kenlm-build/bin/build_binary .tools/kenlm/bin/
 
@@ -42,6 +44,12 @@ $(LMPLZ): $(KENLM_SDIST) | .tools/debs.stamp
 	@MAX_ORDER=10 .venv/bin/pip install --no-build-isolation --force-reinstall --no-deps $(KENLM_SDIST) \
 	  > .tools/kenlm-python.log 2>&1 || { tail -20 .tools/kenlm-python.log; exit 1; }
 	@touch $@
+
+# The ranker's compiled loop (lm/native.cpp): KenLM's query code from the same build, the same MAX_ORDER.
+$(NATIVE): lm/native.cpp $(LMPLZ) | .venv/.installed
+	g++ -O3 -DNDEBUG -std=c++17 -shared -fPIC -fvisibility=hidden -DKENLM_MAX_ORDER=10 \
+	  $$($(PY) -m pybind11 --includes) -I.tools/kenlm-src lm/native.cpp \
+	  .tools/kenlm-build/lib/libkenlm.a .tools/kenlm-build/lib/libkenlm_util.a -lz -lbz2 -llzma -lrt -o $@
 
 corpora/jdk17-src.zip: | .tools/debs.stamp
 	ln -sf /usr/lib/jvm/openjdk-17/lib/src.zip $@

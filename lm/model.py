@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import math
+from functools import cached_property
 from pathlib import Path
 
 import kenlm
@@ -16,7 +17,8 @@ def log10_to_bits(logprob10: float) -> float:
 
 
 class LanguageModel:
-    """A KenLM model plus the signature written beside it by `bin/build-lm`."""
+    """A KenLM model plus the signature written beside it by `bin/build-lm`. The kenlm module loads the
+    model on first use only: the ranker scores through lm._native, which loads it itself."""
 
     def __init__(self, path: str | Path):
         path = Path(path)
@@ -24,10 +26,19 @@ class LanguageModel:
             raise FileNotFoundError(f"{path}: no such model")
         self.path = path
         self.signature = read_signature(path)
-        self.model = kenlm.Model(str(path))
-        self.order = self.model.order
         self.scheme = self.signature.get("scheme", "kind")
-        self._base = self.model.BaseScore
+
+    @cached_property
+    def model(self) -> kenlm.Model:
+        return kenlm.Model(str(self.path))
+
+    @property
+    def order(self) -> int:
+        return self.model.order
+
+    @property
+    def _base(self):
+        return self.model.BaseScore
 
     def begin(self) -> kenlm.State:
         state = kenlm.State()

@@ -5,11 +5,39 @@ vouch for itself, while a style the file uses consistently (a space inside paren
 braces) makes the same gap elsewhere in the file unsurprising even when other projects never write it.
 With folder adaptation, the other files of the folder add their counts too (in the strict variant, minus
 the file's own near-duplicates, which would otherwise hand it its own clean copy).
+
+The n-gram probability p of a gap symbol becomes, context level after context level, the Dirichlet
+posterior (count + alpha * p) / (total + alpha) (lm._native.posterior). Levels: (token before, token
+after); with folder counts also three tokens a side. Symbols and contexts are interned to integers so
+that a whole file's repairs are counted with numpy at once.
 """
 from __future__ import annotations
 
-import math
-from collections import Counter, defaultdict
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from lm._native import posterior
+
+SYMBOL_BITS = 21          # a (context, symbol) pair is packed into one int64: context << 21 | symbol
+_MAX_SYMBOLS = 1 << SYMBOL_BITS
+_symbols: dict[str, int] = {"<s>": 0, "</s>": 1, "|": 2}   # '|': no token there (wide contexts)
+_wide: dict[tuple, int] = {}
+BOS, EOS, PAD = 0, 1, 2
+REACH = 3                 # tokens a side in a wide context
+
+
+def _intern(s: str) -> int:
+    i = _symbols.get(s)
+    if i is None:
+        i = _symbols[s] = len(_symbols)
+        if i >= _MAX_SYMBOLS:
+            raise OverflowError(f"more than {_MAX_SYMBOLS:,} distinct symbols in one process")
+    return i
+
+
+def symbol_ids(symbols) -> np.ndarray:
+    """Process-wide integer ids of symbols."""
+    return np.fromiter(map(_intern, symbols), dtype=np.int64, count=len(symbols))
 
 
 def gap_context(symbols: list[str], k: int) -> tuple[str, str]:
@@ -18,36 +46,67 @@ def gap_context(symbols: list[str], k: int) -> tuple[str, str]:
     return (symbols[k - 1] if k else "<s>", symbols[k + 1] if k + 1 < len(symbols) else "</s>")
 
 
-def wide_context(symbols: list[str], k: int, reach: int = 3) -> tuple[str, ...]:
-    """The `reach` token symbols on each side of the gap symbol at index k (gap symbols left out)."""
-    n = len(symbols)
-    return tuple(symbols[j] if 0 <= j < n else "|" for j in range(k - 2 * reach + 1, k + 2 * reach, 2))
+def contexts(ids: np.ndarray, wide: bool) -> list[np.ndarray]:
+    """For each gap of a stream (`ids`: its 2n+1 symbol ids), its context id at each level: narrow
+    (gap_context, packed), and when `wide` the REACH token symbols on each side (interned)."""
+    tokens = ids[1::2]
+    before = np.concatenate(([BOS], tokens))
+    after = np.concatenate((tokens, [EOS]))
+    levels = [before << SYMBOL_BITS | after]
+    if wide:
+        pad = np.concatenate(([PAD] * REACH, tokens, [PAD] * REACH))
+        windows = sliding_window_view(pad, 2 * REACH).tolist()   # gap i: tokens i-3 .. i+2
+        intern = _wide.setdefault
+        levels.append(np.fromiter((intern(tuple(w), len(_wide)) for w in windows), dtype=np.int64,
+                                  count=len(windows)))
+    return levels
+
+
+class _Counts:
+    """How often each int64 key occurs."""
+
+    def __init__(self, keys: np.ndarray):
+        self.keys, self.counts = np.unique(keys, return_counts=True)
+
+    def get(self, keys: np.ndarray) -> np.ndarray:
+        if not len(self.keys):
+            return np.zeros(len(keys), dtype=np.int64)
+        at = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
+        return np.where(self.keys[at] == keys, self.counts[at], 0)
 
 
 class StyleCounts:
-    """Gap symbol counts per context: (token before, token after), and, when `wide`, three tokens a side."""
+    """Gap symbol counts per context, at the narrow level and, when `wide`, the wide one too."""
 
     def __init__(self, streams: list[list[str]] = (), wide: bool = False):
-        self.counts: dict[tuple, Counter] = defaultdict(Counter)
-        self.totals: Counter = Counter()
         self.wide = wide
+        self._streams: list[list[np.ndarray]] = []   # per stream and level: (context, gap symbol) keys
+        self._tables = None
         for syms in streams:
             self.add(syms)
 
     def add(self, syms: list[str]) -> None:
-        counts, totals = self.counts, self.totals
-        for k in range(0, len(syms), 2):
-            ctx = gap_context(syms, k)
-            counts[ctx][syms[k]] += 1
-            totals[ctx] += 1
-            if self.wide:
-                ctx = wide_context(syms, k)
-                counts[ctx][syms[k]] += 1
-                totals[ctx] += 1
+        self.add_ids(symbol_ids(syms))
 
-    def count(self, ctx, symbol) -> int:
-        c = self.counts.get(ctx)
-        return c.get(symbol, 0) if c else 0   # not c[symbol]: Counter's __missing__ is slow
+    def add_ids(self, ids: np.ndarray) -> None:
+        gaps = ids[0::2]
+        self._streams.append([(c << SYMBOL_BITS | gaps, c) for c in contexts(ids, self.wide)])
+        self._tables = None
+
+    def tables(self) -> list[tuple[_Counts, _Counts]]:
+        """Per level: (counts of (context, symbol) keys, counts of contexts)."""
+        if self._tables is None:
+            levels = 2 if self.wide else 1
+            self._tables = [
+                tuple(_Counts(np.concatenate([s[level][part] for s in self._streams] or [np.zeros(0, np.int64)]))
+                      for part in (0, 1))
+                for level in range(levels)]
+        return self._tables
+
+    def count(self, ctx: tuple[str, str], symbol: str) -> int:
+        """How often `symbol` fills the gap between the two tokens of `ctx` (the narrow level)."""
+        key = (_intern(ctx[0]) << SYMBOL_BITS | _intern(ctx[1])) << SYMBOL_BITS | _intern(symbol)
+        return int(self.tables()[0][0].get(np.array([key]))[0])
 
 
 class GapCache:
@@ -55,29 +114,36 @@ class GapCache:
                  exclude: StyleCounts | None = None):
         """`symbols`: the file's alternating gap/token symbols (no '</s>'). `folder`: counts over the
         folder's files; `exclude`: the part of them not to use (the file itself, or its near-duplicates)."""
-        self.symbols = symbols
-        self.own = StyleCounts([symbols], wide=folder is not None and folder.wide)
+        ids = symbol_ids(symbols)
+        wide = folder is not None and folder.wide
+        self.gap_ids = ids[0::2]
+        self.contexts = contexts(ids, wide)
+        self.own = StyleCounts(wide=wide)
+        self.own.add_ids(ids)
         self.folder = folder
         self.exclude = exclude if exclude is not None else self.own
 
-    def _evidence(self, ctx, symbol: str, observed: bool) -> tuple[int, int]:
-        """(count of symbol, total) in a context, the observed gap left out."""
-        count = self.own.count(ctx, symbol) - observed
-        total = self.own.totals[ctx] - 1
-        if self.folder is not None:
-            count += self.folder.count(ctx, symbol) - self.exclude.count(ctx, symbol)
-            total += self.folder.totals[ctx] - self.exclude.totals[ctx]
-        return count, total
+    def evidence(self, gaps: np.ndarray, symbols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(count, total) of symbol ids `symbols` in the contexts of gaps `gaps`, one column per level,
+        the gap's own observed symbol left out of its evidence."""
+        observed = self.gap_ids[gaps] == symbols
+        counts, totals = [], []
+        sources = [(self.own, 1)] + ([(self.folder, 1), (self.exclude, -1)] if self.folder is not None else [])
+        for level, ctx in enumerate(self.contexts):
+            c = ctx[gaps]
+            keys = c << SYMBOL_BITS | symbols
+            count = -observed.astype(np.int64)
+            total = np.full(len(gaps), -1, dtype=np.int64)
+            for source, sign in sources:
+                pairs, ctxs = source.tables()[level]
+                count = count + sign * pairs.get(keys)
+                total = total + sign * ctxs.get(c)
+            counts.append(count)
+            totals.append(total)
+        return np.stack(counts, axis=1).astype(np.float64), np.stack(totals, axis=1).astype(np.float64)
 
-    def adapted(self, gap: int, symbol: str, lm_log10: float, alpha: float) -> float:
-        """log10 of the n-gram probability adapted to the style: a Dirichlet posterior whose prior is the
-        n-gram model, (count + alpha * P_lm) / (total + alpha), counts leaving the observed gap out.
-        With wide contexts (folder adaptation), a second posterior sits on top of that one."""
-        k = 2 * gap
-        observed = symbol == self.symbols[k]
-        count, total = self._evidence(gap_context(self.symbols, k), symbol, observed)
-        p = (count + alpha * 10.0 ** lm_log10) / (total + alpha)
-        if self.own.wide:
-            count, total = self._evidence(wide_context(self.symbols, k), symbol, observed)
-            p = (count + alpha * p) / (total + alpha)
-        return math.log10(p)
+    def adapted(self, gaps: np.ndarray, symbols: np.ndarray, lm_log10: np.ndarray, alpha: float) -> np.ndarray:
+        """log10 of the n-gram probabilities `lm_log10` of symbol ids `symbols` at gaps `gaps`, adapted to
+        the style (the Dirichlet posterior of each level in turn)."""
+        count, total = self.evidence(gaps, symbols)
+        return posterior(lm_log10, count, total, alpha)

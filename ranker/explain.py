@@ -20,18 +20,18 @@ def line_col(text: str, offset: int) -> tuple[int, int]:
     return line, offset - (before.rfind("\n") + 1)
 
 
-def explain_lines(path: str, text: str, findings: list[Finding] | tuple[Finding, ...], top: int) -> list[str]:
+def explain_lines(path: str, text: str, findings: list[Finding]) -> list[str]:
     out = []
-    for f in findings[:top]:
+    for f in findings:
         line, col = line_col(text, f.offset)
         out.append(f"{path}:{line}:{col}: '{show_gap(f.repair.observed)}' -> '{show_gap(f.repair.repaired)}' "
                    f"({f.score:.2f})")
     return out
 
 
-def explain_json(path: str, text: str, findings, top: int) -> list[str]:
+def explain_json(path: str, text: str, findings: list[Finding]) -> list[str]:
     out = []
-    for f in findings[:top]:
+    for f in findings:
         line, col = line_col(text, f.offset)
         out.append(json.dumps({"path": path, "offset": f.offset, "line": line, "col": col, "gap": f.repair.gap,
                                "observed": f.repair.observed, "repaired": f.repair.repaired,

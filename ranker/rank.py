@@ -1,4 +1,8 @@
-"""A file's text -> every character offset, most suspicious first."""
+"""A file's text -> every character offset, most suspicious first.
+
+Every plausible repair of every gap is scored in one batch (rows of numpy arrays, rescored by the compiled
+loop in lm._native); each offset keeps its best repair; offsets are ranked by that repair's gain.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -9,8 +13,8 @@ from parsing.java import tokenize
 from parsing.schemes import Scheme
 
 from .cache import GapCache, StyleCounts
-from .repairs import Repair, edit_offset, gap_edits
-from .score import Scorer, observed_adjustment, repair_delta, score_stream
+from .repairs import FIRST, LAST, Repair
+from .score import Scorer, score_stream
 
 # Dirichlet strength of the style cache, chosen on codrep2019/learning (tasks 0..999 by name, c18-o7
 # model): alpha 0.5: 0.9845, 1: 0.9846, 2: 0.9825, 4: 0.9802, no cache: 0.9717.
@@ -24,26 +28,48 @@ class Finding:
     repair: Repair
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class RankedFile:
+    """The candidate offsets, best first, each with its best repair (as parallel arrays: building an
+    object per candidate cost more than scoring it)."""
     path: str
-    length: int                     # characters in the file
-    findings: tuple[Finding, ...]   # candidate offsets, best first
+    length: int              # characters in the file
+    candidates: np.ndarray   # 1-based offsets, best first
+    scores: np.ndarray       # log10 gain of each candidate's best repair
+    gaps: np.ndarray         # the gap each repair changes
+    observed: np.ndarray     # that gap's text (object)
+    repaired: np.ndarray     # its text after the repair (object)
 
     def offsets(self) -> np.ndarray:
         """All offsets 1..length: the candidates best first, then every other offset ascending."""
-        cand = np.fromiter((f.offset for f in self.findings), dtype=np.int64, count=len(self.findings))
         mask = np.ones(self.length + 1, dtype=bool)
         mask[0] = False
-        mask[cand] = False
-        return np.concatenate([cand, np.flatnonzero(mask)])
+        mask[self.candidates] = False
+        return np.concatenate([self.candidates, np.flatnonzero(mask)])
+
+    def findings(self, top: int | None = None) -> list[Finding]:
+        """The `top` best candidates (all by default) with their repairs."""
+        end = len(self.candidates) if top is None else min(top, len(self.candidates))
+        return [Finding(int(o), float(s), Repair(int(g), ob, rp, int(o)))
+                for o, s, g, ob, rp in zip(self.candidates[:end], self.scores[:end], self.gaps[:end],
+                                           self.observed[:end], self.repaired[:end])]
 
     def line(self, top: int | None = None) -> str:
         """The CodRep 2019 prediction line: '<path> <offset> <offset> ...'."""
         if self.length == 0:
             return self.path
         offsets = self.offsets() if top is None else self.offsets()[:top]
-        return self.path + " " + " ".join(map(str, offsets.tolist()))
+        return self.path + " " + " ".join(map(numerals(self.length).__getitem__, offsets.tolist()))
+
+
+_numerals: list[str] = ["0"]
+
+
+def numerals(n: int) -> list[str]:
+    """str(i) for i in 0..n, kept between files: formatting the offsets was a tenth of ranking time."""
+    if len(_numerals) <= n:
+        _numerals.extend(map(str, range(len(_numerals), n + 1)))
+    return _numerals
 
 
 @dataclass(frozen=True)
@@ -53,31 +79,51 @@ class Style:
     exclude: StyleCounts | None = None
 
 
-def find_repairs(scorer: Scorer, scheme: Scheme, text: str, adapt: bool = True, style: Style = Style(),
-                 alpha: float = CACHE_ALPHA) -> list[Finding]:
-    """Score every plausible repair; each offset keeps its best repair; best first (ties: lower offset)."""
+def rank_text(scorer: Scorer, scheme: Scheme, text: str, path: str = "", adapt: bool = True,
+              style: Style = Style(), alpha: float = CACHE_ALPHA) -> RankedFile:
+    """Score every plausible repair; each offset keeps its best repair (ties: the first planned); the
+    offsets best first (ties: lower offset)."""
+    n = len(text)
+    if not text:
+        empty = np.zeros(0, dtype=np.int64)
+        return RankedFile(path, 0, empty, np.zeros(0), empty, np.zeros(0, object), np.zeros(0, object))
     stream = tokenize(text)
     scored = score_stream(scorer, scheme, stream)
-    cache = GapCache(scored.symbols[:-1], style.folder, style.exclude) if adapt else None
-    n = len(text)
-    best: dict[int, Finding] = {}
-    for i in range(len(stream) + 1):
-        gap = stream.gap_text(i)
-        start = stream.gap_start(i)
-        end = start + len(gap)
-        adjust = observed_adjustment(scored, i, cache, alpha) if cache is not None else None
-        for repaired, where in gap_edits(gap):
-            offset = edit_offset(where, start, end)
-            if offset > n:
-                continue   # an insertion after the file's last character
-            delta = repair_delta(scorer, scored, i, repaired, cache, alpha, adjust)
-            f = best.get(offset)
-            if f is None or delta > f.score:
-                best[offset] = Finding(offset, delta, Repair(i, gap, repaired, offset))
-    return sorted(best.values(), key=lambda f: (-f.score, f.offset))
+    lo = np.concatenate(([0], np.asarray(stream.ends, dtype=np.int64)))     # each gap's 0-based span
+    hi = np.concatenate((np.asarray(stream.starts, dtype=np.int64), [n]))
+    gap_texts = [text[a:b] for a, b in zip(lo.tolist(), hi.tolist())]
+    nxt = scored.next_newline_gap
+    gap_text_array = np.asarray(gap_texts, dtype=object)
+    next_gap_texts = np.where(nxt >= 0, gap_text_array[nxt], None)
+    plans = scorer.plans
+    plan_of_gap = np.asarray(plans.plans(gap_texts, scored.indents, next_gap_texts.tolist()), dtype=np.int64)
+    table = plans.table()
+    rows, gap = table.rows(plan_of_gap)
 
+    # the offset each repair blames: the gap's first or last character, or the next token's first
+    where = table.where[rows]
+    g_lo, g_hi = lo[gap], hi[gap]
+    offset = np.where(where == FIRST, np.where(g_hi > g_lo, g_lo + 1, g_hi + 1),
+                      np.where(where == LAST, g_hi, g_hi + 1))
+    keep = offset <= n     # not an insertion after the file's last character
+    rows, gap, offset = rows[keep], gap[keep], offset[keep]
 
-def rank_text(scorer: Scorer, scheme: Scheme, text: str, path: str = "", adapt: bool = True,
-              style: Style = Style()) -> RankedFile:
-    findings = find_repairs(scorer, scheme, text, adapt, style) if text else []
-    return RankedFile(path, len(text), tuple(findings))
+    second = table.second[rows]
+    k2 = np.where(second, 2 * nxt[gap], -1)
+    delta, first = scorer.rescore(scored, 2 * gap, table.w1[rows], k2, table.w2[rows])
+    if adapt:
+        # the style cache moves the repaired gap symbol's score, and the observed one's
+        cache = GapCache(scored.symbols[:-1], style.folder, style.exclude)
+        observed_lm = scored.scores[0:-1:2]   # gap symbol i is symbol 2i
+        observed = cache.adapted(np.arange(len(observed_lm)), cache.gap_ids, observed_lm, alpha) - observed_lm
+        repaired = cache.adapted(gap, table.symbol[rows], first, alpha)
+        delta = delta + ((repaired - first) - observed[gap])
+
+    # best repair per offset: sort by offset, then gain (best first), then (the sorts are stable)
+    # planning order; keep the first; then best gain first, lower offset first
+    order = np.lexsort((-delta, offset))
+    sorted_offsets = offset[order]
+    best = order[np.r_[True, sorted_offsets[1:] != sorted_offsets[:-1]]] if len(order) else order
+    best = best[np.argsort(-delta[best], kind="stable")]
+    return RankedFile(path, n, offset[best], delta[best], gap[best], gap_text_array[gap[best]],
+                      table.repaired[rows[best]])

@@ -1,15 +1,16 @@
 import math
 import re
 
+import numpy as np
 import pytest
 
 from lm.model import LanguageModel
 from parsing.java import tokenize
 from parsing.schemes import get_scheme
-from ranker.cache import GapCache, gap_context
+from ranker.cache import GapCache, gap_context, symbol_ids
 from ranker.explain import line_col, show_gap
 from ranker.folder import folder_style
-from ranker.score import Scorer
+from ranker.score import Scorer, score_stream
 
 from conftest import TINY_JAVA, run_rank
 
@@ -29,11 +30,10 @@ def test_cache_leaves_the_observed_gap_out():
     assert len(gaps) == 4
     lm_p = math.log10(0.01)
     odd, usual = gaps[-1], gaps[0]
-    # for the odd gap: P(observed '·') = (0 + a p) / (3 + a); P('·s1') = (3 + a p) / (3 + a)
-    assert 10 ** cache.adapted(odd, "·", lm_p, 1.0) == pytest.approx(0.01 / 4)
-    assert 10 ** cache.adapted(odd, "·s1", lm_p, 1.0) == pytest.approx(3.01 / 4)
+    adapted = cache.adapted(np.array([odd, odd, usual]), symbol_ids(["·", "·s1", "·s1"]), np.full(3, lm_p), 1.0)
+    # for the odd gap: P(observed '·') = (0 + a p) / (3 + a); P('·s1') = (3 + a p) / (3 + a);
     # for a usual gap, the other two f( x ) and the one f(x) count
-    assert 10 ** cache.adapted(usual, "·s1", lm_p, 1.0) == pytest.approx(2.01 / 4)
+    assert (10 ** adapted).tolist() == pytest.approx([0.01 / 4, 3.01 / 4, 2.01 / 4])
 
 
 def test_folder_counts_add_evidence_and_strict_drops_near_duplicates(tmp_path):
@@ -74,14 +74,12 @@ def test_project_mixture_is_the_interpolated_probability(tiny_model, tmp_path, l
     proj = tmp_path / "proj.bin"
     build(BuildConfig((str(proj_dir),), order=3, output=proj), progress=False)
     g, p = LanguageModel(tiny_model), LanguageModel(proj)
-    mixed = Scorer(g, p, 0.25)
-    state = mixed.begin()
-    gs, ps = g.begin(), p.begin()
-    for sym in syms("class P {\n\tint y;\n}\n"):
-        s, state = mixed.step(state, sym)
-        a, gs = g.advance(gs, sym)
-        b, ps = p.advance(ps, sym)
-        assert s == pytest.approx(math.log10(0.75 * 10 ** a + 0.25 * 10 ** b))
+    stream = tokenize("class P {\n\tint y;\n}\n")
+    mixed = score_stream(Scorer(g, p, 0.25), KIND, stream).scores.tolist()
+    symbols = KIND.symbols(stream)
+    expected = [math.log10(0.75 * 10 ** a + 0.25 * 10 ** b)
+                for a, b in zip(g.symbol_scores(symbols)[0], p.symbol_scores(symbols)[0])]
+    assert mixed == pytest.approx(expected) and len(mixed) == len(symbols) + 1
 
 
 

@@ -1,4 +1,5 @@
 
+import numpy as np
 import pytest
 
 from lm.model import LanguageModel
@@ -6,7 +7,7 @@ from parsing.java import tokenize
 from parsing.schemes import get_scheme
 from ranker.rank import rank_text
 from ranker.repairs import FIRST, LAST, NEXT, edit_offset, gap_edits
-from ranker.score import Scorer, repair_delta, score_stream
+from ranker.score import Scorer, score_stream
 
 from conftest import TINY_JAVA, run_rank
 
@@ -40,21 +41,89 @@ def test_edit_offsets(where, start, end, offset):
 @pytest.mark.slow
 @pytest.mark.parametrize("text, gap_text, repaired", [
     (TINY_JAVA["A.java"], " ", ""),                   # delete a space
-    (TINY_JAVA["A.java"], "\n    ", "\n        "),    # deeper indentation changes the next newline gap
-    (TINY_JAVA["B.java"], "\n        ", " "),          # a newline becomes a space
-    (TINY_JAVA["C.java"], "\n\n", "\n\n    "),
+    (TINY_JAVA["A.java"], "\n    ", "\n     "),       # deeper indentation changes the next newline gap
+    (TINY_JAVA["B.java"], "\n        ", "        "),   # a newline deleted
+    (TINY_JAVA["C.java"], "\n\n", "\n\n "),
 ])
 def test_windowed_rescoring_equals_full_rescoring(tiny_model, text, gap_text, repaired):
     lm = LanguageModel(tiny_model)
     scheme = get_scheme("kind")
+    scorer = Scorer(lm)
     stream = tokenize(text)
-    scored = score_stream(Scorer(lm), scheme, stream)
+    scored = score_stream(scorer, scheme, stream)
+    nxt = scored.next_newline_gap
+    checked = 0
     for i in range(len(stream) + 1):
         if stream.gap_text(i) != gap_text:
             continue
+        # the repair as the ranker plans it: its row in the plan table
+        next_gap = stream.gap_text(nxt[i]) if nxt[i] >= 0 else None
+        plan, = scorer.plans.plans([gap_text], [scored.indents[i]], [next_gap])
+        table = scorer.plans.table()
+        row, = [r for r in range(table.start[plan], table.start[plan] + table.count[plan])
+                if table.repaired[r] == repaired]
+        k2 = 2 * nxt[i] if table.second[row] else -1
+        delta, first = scorer.rescore(scored, np.array([2 * i]), table.w1[[row]], np.array([k2]), table.w2[[row]])
         # the ranker keeps tokens fixed (a deleted separator does not merge them): so does this check
         full = lm.score(scheme.symbols(stream.with_gap(i, repaired))) - lm.score(scheme.symbols(stream))
-        assert repair_delta(Scorer(lm), scored, i, repaired) == pytest.approx(full, abs=1e-4)
+        assert delta[0] == pytest.approx(full, abs=1e-4)
+        checked += 1
+    assert checked
+
+
+BROKEN = [  # the tiny files with one formatting error each, of every kind
+    TINY_JAVA["A.java"].replace("int x = 1;", "int x  = 1;"),
+    TINY_JAVA["A.java"].replace("a + b", "a +b"),
+    TINY_JAVA["B.java"].replace("    int g", "\tint g"),
+    TINY_JAVA["B.java"].replace("        return", "         return"),
+    TINY_JAVA["C.java"].replace("import java.util.List;\n", "import java.util.List;\n\n"),
+    TINY_JAVA["C.java"].replace("names.add(\"c\");\n        }", "names.add(\"c\");        }"),
+    "class Ü { String s = \"ä\";  }\r\n",
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("adapt", [False, True])
+@pytest.mark.parametrize("project_weight", [0.0, 0.3])
+def test_rankings_equal_the_plain_python_ranker(tiny_model, tmp_path, adapt, project_weight):
+    """The fast ranker (plan table, compiled rescoring, numpy style cache) against the plain one it
+    replaced (tests/reference_ranker.py): the same candidates, order and scores, to the last bit."""
+    import reference_ranker
+    from lm.build import BuildConfig, build
+    general = LanguageModel(tiny_model)
+    project = None
+    if project_weight:
+        (tmp_path / "proj").mkdir()
+        (tmp_path / "proj" / "P.java").write_text("class P {\n\tint y = 2;\n\tvoid f() {\n\t}\n}\n")
+        build(BuildConfig((str(tmp_path / "proj"),), order=3, output=tmp_path / "p.bin"), progress=False)
+        project = LanguageModel(tmp_path / "p.bin")
+    scorer = Scorer(general, project, project_weight)
+    scheme = get_scheme("kind")
+    for text in BROKEN:
+        ranked = rank_text(scorer, scheme, text, "t", adapt=adapt)
+        before = reference_ranker.rank(scheme, text, general, project, project_weight, adapt=adapt)
+        assert ranked.candidates.tolist() == [o for o, _ in before]
+        assert ranked.scores.tolist() == [s for _, s in before]
+
+
+@pytest.mark.slow
+def test_folder_rankings_equal_the_plain_python_ranker(tiny_model, tmp_path):
+    import reference_ranker
+    from ranker.folder import folder_style
+    scheme = get_scheme("kind")
+    paths = []
+    for i, text in enumerate(BROKEN):
+        paths.append(tmp_path / f"{i}.java")
+        paths[-1].write_text(text, newline="")
+    styles = folder_style([str(p) for p in paths], scheme, strict=False)
+    folder = reference_ranker.StyleCounts([scheme.symbols(tokenize(t)) for t in BROKEN], wide=True)
+    lm = LanguageModel(tiny_model)
+    for path, text in zip(paths, BROKEN):
+        ranked = rank_text(Scorer(lm), scheme, text, str(path), style=styles(str(path)))
+        own = reference_ranker.StyleCounts([scheme.symbols(tokenize(text))], wide=True)
+        before = reference_ranker.rank(scheme, text, lm, folder=folder, exclude=own)
+        assert ranked.candidates.tolist() == [o for o, _ in before]
+        assert ranked.scores.tolist() == [s for _, s in before]
 
 
 @pytest.mark.slow

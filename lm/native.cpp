@@ -1,0 +1,297 @@
+// lm._native: the ranker's hot loop in C++ against KenLM's own API.
+//
+// Ranking a file scores about 2,000 repairs, each a handful of KenLM lookups; made one by one from
+// Python, the call overhead was several times the lookups themselves. Here a file's symbol stream is
+// scored once (keeping the KenLM state before every symbol), then every repair of a batch is rescored
+// in one call: from the state before the changed symbol until the state after a symbol equals the
+// unrepaired stream's state, since from there on every score is the same.
+//
+// A Mixture is one model, or a general model interpolated with a project model:
+// P = (1 - w) P_general + w P_project, each model keeping its own state. Scores are log10.
+// Built by `make setup` against the kenlm source package with KENLM_MAX_ORDER=10 (as the kenlm module).
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lm/model.hh"
+#include "lm/state.hh"
+
+namespace py = pybind11;
+using lm::WordIndex;
+using lm::ngram::State;
+
+namespace {
+
+constexpr int kMaxModels = 2;
+
+
+// The stream's states and scores: states[k] is the context symbol k was scored in, one more at the end.
+struct Scored {
+  int models = 1;
+  std::vector<State> states[kMaxModels];
+  std::vector<double> scores;
+  std::vector<WordIndex> ids[kMaxModels];
+};
+
+class Mixture {
+ public:
+  Mixture(const std::string &general, const std::string &project, double weight)
+      : weight_(weight) {
+    models_.emplace_back(lm::ngram::LoadVirtual(general.c_str()));
+    if (!project.empty() && weight > 0) models_.emplace_back(lm::ngram::LoadVirtual(project.c_str()));
+  }
+
+  int order() const { return models_[0]->Order(); }
+  int models() const { return static_cast<int>(models_.size()); }
+
+  // KenLM word ids of `symbols`, one row per symbol, one column per model.
+  py::array_t<uint32_t> index(const std::vector<std::string> &symbols) const {
+    const size_t m = models_.size();
+    py::array_t<uint32_t> out({symbols.size(), m});
+    auto o = out.mutable_unchecked<2>();
+    for (size_t j = 0; j < m; ++j) {
+      const lm::base::Vocabulary &vocab = models_[j]->BaseVocabulary();
+      for (size_t i = 0; i < symbols.size(); ++i) o(i, j) = vocab.Index(StringPiece(symbols[i]));
+    }
+    return out;
+  }
+
+  // Score a whole stream (ids from index(), '</s>' included as the last symbol).
+  std::shared_ptr<Scored> score(py::array_t<uint32_t, py::array::c_style | py::array::forcecast> ids) const {
+    auto in = ids.unchecked<2>();
+    const size_t n = in.shape(0), m = models_.size();
+    if (static_cast<size_t>(in.shape(1)) != m) throw std::invalid_argument("ids: one column per model");
+    auto scored = std::make_shared<Scored>();
+    scored->models = static_cast<int>(m);
+    for (size_t j = 0; j < m; ++j) {
+      scored->states[j].resize(n + 1);
+      scored->ids[j].resize(n);
+      for (size_t k = 0; k < n; ++k) scored->ids[j][k] = in(k, j);
+      models_[j]->BeginSentenceWrite(&scored->states[j][0]);
+    }
+    scored->scores.resize(n);
+    py::gil_scoped_release unlocked;
+    for (size_t k = 0; k < n; ++k) {
+      const State *from[kMaxModels];
+      State *to[kMaxModels];
+      WordIndex w[kMaxModels];
+      for (size_t j = 0; j < m; ++j) {
+        from[j] = &scored->states[j][k];
+        to[j] = &scored->states[j][k + 1];
+        w[j] = scored->ids[j][k];
+      }
+      scored->scores[k] = Step(from, w, to);
+    }
+    return scored;
+  }
+
+  // Rescore repairs: repair r changes symbol k1[r] to ids w1[r] and, when k2[r] >= 0, symbol k2[r] > k1[r]
+  // to w2[r]. Returns (log10 gain of the repaired stream, log10 score of the changed symbol k1).
+  py::tuple rescore(const Scored &scored,
+                    py::array_t<int64_t, py::array::c_style | py::array::forcecast> k1,
+                    py::array_t<uint32_t, py::array::c_style | py::array::forcecast> w1,
+                    py::array_t<int64_t, py::array::c_style | py::array::forcecast> k2,
+                    py::array_t<uint32_t, py::array::c_style | py::array::forcecast> w2) const {
+    const size_t m = models_.size();
+    auto K1 = k1.unchecked<1>();
+    auto K2 = k2.unchecked<1>();
+    auto W1 = w1.unchecked<2>();
+    auto W2 = w2.unchecked<2>();
+    const ssize_t count = K1.shape(0);
+    if (K2.shape(0) != count || W1.shape(0) != count || W2.shape(0) != count ||
+        static_cast<size_t>(W1.shape(1)) != m || static_cast<size_t>(W2.shape(1)) != m)
+      throw std::invalid_argument("rescore: arrays of one length, one id column per model");
+    const int64_t end = static_cast<int64_t>(scored.scores.size());
+    for (ssize_t r = 0; r < count; ++r)
+      if (K1(r) < 0 || K1(r) >= end || K2(r) >= end || (K2(r) >= 0 && K2(r) <= K1(r)))
+        throw std::out_of_range("rescore: symbol index out of range");
+    py::array_t<double> delta(count), first(count);
+    auto D = delta.mutable_unchecked<1>();
+    auto F = first.mutable_unchecked<1>();
+    {
+      py::gil_scoped_release unlocked;
+      // A repair's result depends only on the symbols from order-1 before its first change to order
+      // after its last one: a third of a file's repairs repeat an earlier window (like gaps in like
+      // contexts) and are copied instead of rescored.
+      const int64_t reach = MaxOrder();
+      size_t slots = 16;
+      while (slots < 2 * static_cast<size_t>(count)) slots *= 2;
+      std::vector<int64_t> memo(slots, -1);   // open addressing: row of an earlier repair, or -1
+      std::vector<uint64_t> hashes(count);
+      for (ssize_t r = 0; r < count; ++r) {
+        const int64_t k = K1(r), kk = K2(r);
+        const Window win{k, kk, std::max<int64_t>(0, k - (reach - 1)), std::min(end, (kk >= 0 ? kk : k) + reach)};
+        WordIndex a[kMaxModels], b[kMaxModels];
+        for (size_t j = 0; j < m; ++j) a[j] = W1(r, j), b[j] = W2(r, j);
+        const uint64_t h = hashes[r] = Hash(scored, win, a, b);
+        size_t slot = h & (slots - 1);
+        int64_t same = -1;
+        for (; memo[slot] >= 0; slot = (slot + 1) & (slots - 1)) {
+          const int64_t q = memo[slot];
+          if (hashes[q] != h) continue;
+          const Window other{K1(q), K2(q), std::max<int64_t>(0, K1(q) - (reach - 1)),
+                             std::min(end, (K2(q) >= 0 ? K2(q) : K1(q)) + reach)};
+          bool equal = true;
+          for (size_t j = 0; j < m && equal; ++j) equal = W1(q, j) == a[j] && W2(q, j) == b[j];
+          if (equal && win.Like(other) && SameWindow(scored, win, other)) {
+            same = q;
+            break;
+          }
+        }
+        if (same >= 0) {
+          D(r) = D(same);
+          F(r) = F(same);
+          continue;
+        }
+        memo[slot] = r;
+        double f;
+        D(r) = RescoreOne(scored, k, kk, a, b, &f);
+        F(r) = f;
+      }
+    }
+    return py::make_tuple(delta, first);
+  }
+
+ private:
+  // The symbols [lo, hi) a repair changing k (and kk) depends on.
+  struct Window {
+    int64_t k, kk, lo, hi;
+    bool Like(const Window &o) const {
+      return k - lo == o.k - o.lo && hi - k == o.hi - o.k && (kk < 0 ? o.kk < 0 : kk - k == o.kk - o.k);
+    }
+  };
+
+  int64_t MaxOrder() const {
+    int64_t order = 1;
+    for (const auto &model : models_) order = std::max<int64_t>(order, model->Order());
+    return order;
+  }
+
+  static uint64_t Mix(uint64_t h, uint64_t x) { return (h ^ x) * 0x9E3779B97F4A7C15ULL; }
+
+  uint64_t Hash(const Scored &scored, const Window &win, const WordIndex *a, const WordIndex *b) const {
+    uint64_t h = Mix(Mix(Mix(0, win.k - win.lo), win.hi - win.k), win.kk < 0 ? 0 : win.kk - win.k + 1);
+    for (size_t j = 0; j < models_.size(); ++j) {
+      h = Mix(Mix(h, a[j]), b[j]);
+      for (int64_t i = win.lo; i < win.hi; ++i) h = Mix(h, scored.ids[j][i]);
+    }
+    return h ^ (h >> 29);
+  }
+
+  bool SameWindow(const Scored &scored, const Window &x, const Window &y) const {
+    for (size_t j = 0; j < models_.size(); ++j)
+      if (!std::equal(scored.ids[j].begin() + x.lo, scored.ids[j].begin() + x.hi, scored.ids[j].begin() + y.lo))
+        return false;
+    return true;
+  }
+
+  // One repair: from the state before k until the repaired stream's state rejoins the observed one.
+  double RescoreOne(const Scored &scored, int64_t k, const int64_t kk, const WordIndex *w1, const WordIndex *w2,
+                    double *first) const {
+    const size_t m = models_.size();
+    const int64_t end = static_cast<int64_t>(scored.scores.size());
+    State buf[2][kMaxModels];   // the repaired stream's state after the last symbol, and before it
+    const State *from[kMaxModels];
+    State *to[kMaxModels];
+    WordIndex w[kMaxModels];
+    int cur = 0;
+    for (size_t j = 0; j < m; ++j) {
+      from[j] = &scored.states[j][k];
+      to[j] = &buf[cur][j];
+      w[j] = w1[j];
+    }
+    double s = Step(from, w, to);
+    *first = s;
+    double d = s - scored.scores[k];
+    while (true) {
+      ++k;
+      if (SameAt(buf[cur], scored, k)) {
+        // same context as the observed stream: scores agree until the next changed symbol
+        if (k > kk) break;
+        k = kk;
+        for (size_t j = 0; j < m; ++j) from[j] = &scored.states[j][k];
+      } else {
+        for (size_t j = 0; j < m; ++j) from[j] = &buf[cur][j];
+      }
+      if (k >= end) break;
+      cur ^= 1;
+      for (size_t j = 0; j < m; ++j) {
+        to[j] = &buf[cur][j];
+        w[j] = k == kk ? w2[j] : scored.ids[j][k];
+      }
+      s = Step(from, w, to);
+      d += s - scored.scores[k];
+    }
+    return d;
+  }
+
+  // log10 P(w | from) under the mixture; the next states go to `to`. (Remembering steps in a hash map,
+  // though two thirds of a file's steps repeat, was twice as slow as asking KenLM again.)
+  double Step(const State *const *from, const WordIndex *w, State *const *to) const {
+    const float g = models_[0]->BaseScore(from[0], w[0], to[0]);
+    if (models_.size() == 1) return g;
+    const float p = models_[1]->BaseScore(from[1], w[1], to[1]);
+    // the same arithmetic as Python's math.log10((1 - w) * 10 ** g + w * 10 ** p)
+    return std::log10((1.0 - weight_) * std::pow(10.0, static_cast<double>(g)) +
+                      weight_ * std::pow(10.0, static_cast<double>(p)));
+  }
+
+  bool SameAt(const State *out, const Scored &scored, int64_t k) const {
+    for (size_t j = 0; j < models_.size(); ++j)
+      if (!(out[j] == scored.states[j][k])) return false;
+    return true;
+  }
+
+  std::vector<std::unique_ptr<lm::base::Model>> models_;
+  double weight_;
+};
+
+// The style cache (ranker/cache.py): the n-gram probability of a gap symbol, 10 ** lm_log10, becomes the
+// Dirichlet posterior (count + alpha * p) / (total + alpha), once per context level (columns of `count`
+// and `total`); returns log10 of the last. In C++ so that it rounds exactly as Python's math did.
+py::array_t<double> posterior(py::array_t<double, py::array::c_style | py::array::forcecast> lm_log10,
+                              py::array_t<double, py::array::c_style | py::array::forcecast> count,
+                              py::array_t<double, py::array::c_style | py::array::forcecast> total,
+                              double alpha) {
+  auto L = lm_log10.unchecked<1>();
+  auto C = count.unchecked<2>();
+  auto T = total.unchecked<2>();
+  const ssize_t n = L.shape(0), levels = C.shape(1);
+  if (C.shape(0) != n || T.shape(0) != n || T.shape(1) != levels)
+    throw std::invalid_argument("posterior: count and total need one row per score, one column per level");
+  py::array_t<double> out(n);
+  auto O = out.mutable_unchecked<1>();
+  for (ssize_t i = 0; i < n; ++i) {
+    double p = std::pow(10.0, L(i));
+    for (ssize_t j = 0; j < levels; ++j) p = (C(i, j) + alpha * p) / (T(i, j) + alpha);
+    O(i) = std::log10(p);
+  }
+  return out;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_native, m) {
+  m.doc() = "KenLM scoring and batched repair rescoring for the ranker (see lm/native.cpp)";
+  py::class_<Scored, std::shared_ptr<Scored>>(m, "Scored")
+      .def_property_readonly("scores", [](const Scored &s) {
+        return py::array_t<double>(s.scores.size(), s.scores.data());
+      })
+      .def("__len__", [](const Scored &s) { return s.scores.size(); });
+  m.def("posterior", &posterior, py::arg("lm_log10"), py::arg("count"), py::arg("total"), py::arg("alpha"));
+  py::class_<Mixture>(m, "Mixture")
+      .def(py::init<const std::string &, const std::string &, double>(), py::arg("general"),
+           py::arg("project") = "", py::arg("weight") = 0.0)
+      .def_property_readonly("order", &Mixture::order)
+      .def_property_readonly("models", &Mixture::models)
+      .def("index", &Mixture::index, py::arg("symbols"))
+      .def("score", &Mixture::score, py::arg("ids"))
+      .def("rescore", &Mixture::rescore, py::arg("scored"), py::arg("k1"), py::arg("w1"), py::arg("k2"),
+           py::arg("w2"));
+}

@@ -1,0 +1,152 @@
+"""The ranker as it was before it was made fast: plain Python, one repair at a time, KenLM through the
+kenlm module. Tests rank the same files both ways and require identical rankings and scores.
+
+Kept deliberately simple (and slow); it is an oracle for tests only.
+"""
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+
+import kenlm
+
+from parsing.java import tokenize
+from parsing.schemes import gap_symbol
+from ranker.repairs import edit_offset, gap_edits
+from ranker.score import next_newline_gaps
+
+
+def _step(general, project, weight, state, symbol):
+    if project is None:
+        out = kenlm.State()
+        return general.model.BaseScore(state, symbol, out), out
+    g_out, p_out = kenlm.State(), kenlm.State()
+    g = general.model.BaseScore(state[0], symbol, g_out)
+    p = project.model.BaseScore(state[1], symbol, p_out)
+    return math.log10((1.0 - weight) * 10.0 ** g + weight * 10.0 ** p), (g_out, p_out)
+
+
+def _begin(general, project):
+    def one(lm):
+        s = kenlm.State()
+        lm.model.BeginSentenceWrite(s)
+        return s
+    return one(general) if project is None else (one(general), one(project))
+
+
+def gap_context(symbols, k):
+    return (symbols[k - 1] if k else "<s>", symbols[k + 1] if k + 1 < len(symbols) else "</s>")
+
+
+def wide_context(symbols, k, reach=3):
+    n = len(symbols)
+    return tuple(symbols[j] if 0 <= j < n else "|" for j in range(k - 2 * reach + 1, k + 2 * reach, 2))
+
+
+class StyleCounts:
+    def __init__(self, streams=(), wide=False):
+        self.counts = defaultdict(Counter)
+        self.totals = Counter()
+        self.wide = wide
+        for syms in streams:
+            self.add(syms)
+
+    def add(self, syms):
+        for k in range(0, len(syms), 2):
+            for ctx in ([gap_context(syms, k), wide_context(syms, k)] if self.wide else [gap_context(syms, k)]):
+                self.counts[ctx][syms[k]] += 1
+                self.totals[ctx] += 1
+
+    def count(self, ctx, symbol):
+        c = self.counts.get(ctx)
+        return c.get(symbol, 0) if c else 0
+
+
+class GapCache:
+    def __init__(self, symbols, folder=None, exclude=None):
+        self.symbols = symbols
+        self.own = StyleCounts([symbols], wide=folder is not None and folder.wide)
+        self.folder = folder
+        self.exclude = exclude if exclude is not None else self.own
+
+    def _evidence(self, ctx, symbol, observed):
+        count = self.own.count(ctx, symbol) - observed
+        total = self.own.totals[ctx] - 1
+        if self.folder is not None:
+            count += self.folder.count(ctx, symbol) - self.exclude.count(ctx, symbol)
+            total += self.folder.totals[ctx] - self.exclude.totals[ctx]
+        return count, total
+
+    def adapted(self, gap, symbol, lm_log10, alpha):
+        k = 2 * gap
+        observed = symbol == self.symbols[k]
+        count, total = self._evidence(gap_context(self.symbols, k), symbol, observed)
+        p = (count + alpha * 10.0 ** lm_log10) / (total + alpha)
+        if self.own.wide:
+            count, total = self._evidence(wide_context(self.symbols, k), symbol, observed)
+            p = (count + alpha * p) / (total + alpha)
+        return math.log10(p)
+
+
+def rank(scheme, text, general, project=None, weight=0.0, adapt=True, folder=None, exclude=None, alpha=1.0):
+    """[(offset, score)] best first, every candidate offset, as the ranker did before."""
+    if project is not None and weight <= 0:
+        project = None
+    stream = tokenize(text)
+    symbols, indents = scheme.walk(stream)
+    symbols.append("</s>")
+    state = _begin(general, project)
+    states, scores = [state], []
+    for sym in symbols:
+        s, state = _step(general, project, weight, state, sym)
+        scores.append(s)
+        states.append(state)
+    nxt = next_newline_gaps(stream).tolist()
+    cache = GapCache(symbols[:-1], folder, exclude) if adapt else None
+    best = {}
+    for i in range(len(stream) + 1):
+        gap = stream.gap_text(i)
+        start = stream.gap_start(i)
+        end = start + len(gap)
+        k = 2 * i
+        adjust = cache.adapted(i, symbols[k], scores[k], alpha) - scores[k] if cache else 0.0
+        for repaired, where in gap_edits(gap):
+            offset = edit_offset(where, start, end)
+            if offset > len(text):
+                continue
+            changes = {k: gap_symbol(repaired, indents[i])}
+            j = nxt[i]
+            if j >= 0:
+                new_indent = repaired[repaired.rfind("\n") + 1:] if "\n" in repaired else indents[i]
+                sym_j = gap_symbol(stream.gap_text(j), new_indent)
+                if sym_j != symbols[2 * j]:
+                    changes[2 * j] = sym_j
+            delta, first = _rescore(general, project, weight, symbols, scores, states, changes)
+            if cache:
+                delta += cache.adapted(i, changes[k], first, alpha) - first - adjust
+            if offset not in best or delta > best[offset][1]:
+                best[offset] = (offset, delta)
+    return sorted(best.values(), key=lambda f: (-f[1], f[0]))
+
+
+def _rescore(general, project, weight, symbols, scores, states, changes):
+    todo = sorted(changes)
+    end = len(symbols)
+    delta, t, k = 0.0, 0, todo[0]
+    state = states[k]
+    first = None
+    while k < end:
+        s, out = _step(general, project, weight, state, changes.get(k, symbols[k]))
+        if first is None:
+            first = s
+        delta += s - scores[k]
+        k += 1
+        if out == states[k]:
+            while t < len(todo) and todo[t] < k:
+                t += 1
+            if t == len(todo):
+                break
+            k = todo[t]
+            out = states[k]
+        state = out
+    return delta, first
