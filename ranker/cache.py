@@ -37,7 +37,10 @@ def _intern(s: str) -> int:
 
 def symbol_ids(symbols) -> np.ndarray:
     """Process-wide integer ids of symbols."""
-    return np.fromiter(map(_intern, symbols), dtype=np.int64, count=len(symbols))
+    ids = list(map(_symbols.get, symbols))
+    if None in ids:
+        ids = list(map(_intern, symbols))
+    return np.asarray(ids, dtype=np.int64).reshape(len(ids))
 
 
 def gap_context(symbols: list[str], k: int) -> tuple[str, str]:
