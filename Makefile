@@ -11,7 +11,9 @@ SHARED ?= ../shared
 help:
 	@echo "make setup | test | quick | demo | bench | compare-orders | stamina-bench | data | lossless"
 
-NATIVE := lm/_native$(shell python3 -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
+EXT := $(shell python3 -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
+NATIVE := lm/_native$(EXT) ranker/_native$(EXT)
+CXX_MODULE := g++ -O3 -DNDEBUG -std=c++17 -shared -fPIC -fvisibility=hidden
 
 setup: .tools/debs.stamp .venv/.installed $(LMPLZ) .venv/.kenlm $(NATIVE) corpora/jdk17-src.zip
 
@@ -45,11 +47,14 @@ $(LMPLZ): $(KENLM_SDIST) | .tools/debs.stamp
 	  > .tools/kenlm-python.log 2>&1 || { tail -20 .tools/kenlm-python.log; exit 1; }
 	@touch $@
 
-# The ranker's compiled loop (lm/native.cpp): KenLM's query code from the same build, the same MAX_ORDER.
-$(NATIVE): lm/native.cpp $(LMPLZ) | .venv/.installed
-	g++ -O3 -DNDEBUG -std=c++17 -shared -fPIC -fvisibility=hidden -DKENLM_MAX_ORDER=10 \
-	  $$($(PY) -m pybind11 --includes) -I.tools/kenlm-src lm/native.cpp \
+# The ranker's compiled loops: lm/native.cpp against KenLM's query code from the same build (the same
+# MAX_ORDER), ranker/native.cpp on its own.
+lm/_native$(EXT): lm/native.cpp $(LMPLZ) | .venv/.installed
+	$(CXX_MODULE) -DKENLM_MAX_ORDER=10 $$($(PY) -m pybind11 --includes) -I.tools/kenlm-src $< \
 	  .tools/kenlm-build/lib/libkenlm.a .tools/kenlm-build/lib/libkenlm_util.a -lz -lbz2 -llzma -lrt -o $@
+
+ranker/_native$(EXT): ranker/native.cpp | .venv/.installed
+	$(CXX_MODULE) $$($(PY) -m pybind11 --includes) $< -o $@
 
 corpora/jdk17-src.zip: | .tools/debs.stamp
 	ln -sf /usr/lib/jvm/openjdk-17/lib/src.zip $@

@@ -252,29 +252,6 @@ class Mixture {
   double weight_;
 };
 
-// The style cache (ranker/cache.py): the n-gram probability of a gap symbol, 10 ** lm_log10, becomes the
-// Dirichlet posterior (count + alpha * p) / (total + alpha), once per context level (columns of `count`
-// and `total`); returns log10 of the last. In C++ so that it rounds exactly as Python's math did.
-py::array_t<double> posterior(py::array_t<double, py::array::c_style | py::array::forcecast> lm_log10,
-                              py::array_t<double, py::array::c_style | py::array::forcecast> count,
-                              py::array_t<double, py::array::c_style | py::array::forcecast> total,
-                              double alpha) {
-  auto L = lm_log10.unchecked<1>();
-  auto C = count.unchecked<2>();
-  auto T = total.unchecked<2>();
-  const ssize_t n = L.shape(0), levels = C.shape(1);
-  if (C.shape(0) != n || T.shape(0) != n || T.shape(1) != levels)
-    throw std::invalid_argument("posterior: count and total need one row per score, one column per level");
-  py::array_t<double> out(n);
-  auto O = out.mutable_unchecked<1>();
-  for (ssize_t i = 0; i < n; ++i) {
-    double p = std::pow(10.0, L(i));
-    for (ssize_t j = 0; j < levels; ++j) p = (C(i, j) + alpha * p) / (T(i, j) + alpha);
-    O(i) = std::log10(p);
-  }
-  return out;
-}
-
 }  // namespace
 
 PYBIND11_MODULE(_native, m) {
@@ -284,7 +261,6 @@ PYBIND11_MODULE(_native, m) {
         return py::array_t<double>(s.scores.size(), s.scores.data());
       })
       .def("__len__", [](const Scored &s) { return s.scores.size(); });
-  m.def("posterior", &posterior, py::arg("lm_log10"), py::arg("count"), py::arg("total"), py::arg("alpha"));
   py::class_<Mixture>(m, "Mixture")
       .def(py::init<const std::string &, const std::string &, double>(), py::arg("general"),
            py::arg("project") = "", py::arg("weight") = 0.0)

@@ -13,7 +13,7 @@ from functools import lru_cache
 import tree_sitter
 import tree_sitter_java
 
-from .offsets import byte_to_char
+from .offsets import ASCII, byte_to_char
 from .tokens import TokenStream
 
 # Leaves that tree-sitter would split further but that are one token for us.
@@ -53,12 +53,18 @@ def leaves(tree: tree_sitter.Tree):
 def tokenize(text: str) -> TokenStream:
     """Tokenize Java source `text` (already decoded) into a lossless TokenStream."""
     data = text.encode("utf-8")
-    kinds, bstarts, bends = leaves(_parser().parse(data))
+    kinds, starts, ends = leaves(_parser().parse(data))
     to_char = byte_to_char(data, text)
+    if to_char is not ASCII:   # byte offsets -> character offsets
+        starts, ends = list(map(to_char, starts)), list(map(to_char, ends))
+    # the usual case, checked in bulk: leaves in order with only whitespace between them
+    if all(map(int.__le__, ends[:-1], starts[1:])):
+        between = "".join([text[e:s] for e, s in zip([0, *ends], [*starts, len(text)])])
+        if not between or between.isspace():
+            return TokenStream(text, tuple(kinds), tuple(starts), tuple(ends))
     out_k, out_s, out_e = [], [], []
     prev = 0
-    for kind, bs, be in zip(kinds, bstarts, bends):
-        s, e = to_char(bs), to_char(be)
+    for kind, s, e in zip(kinds, starts, ends):
         if s < prev:           # overlapping leaves (never seen): keep only the new part
             s = prev
             if e <= s:

@@ -11,7 +11,7 @@ def byte_to_char(data: bytes, text: str):
     so the hot path pays nothing.
     """
     if len(data) == len(text):
-        return _identity
+        return ASCII
     raw = np.frombuffer(data, dtype=np.uint8)
     # A byte starts a character unless it is a UTF-8 continuation byte (10xxxxxx).
     starts = (raw & 0xC0) != 0x80
@@ -24,3 +24,6 @@ def byte_to_char(data: bytes, text: str):
 
 def _identity(offset: int) -> int:
     return offset
+
+
+ASCII = _identity   # what byte_to_char returns when bytes and characters coincide

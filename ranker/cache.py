@@ -7,7 +7,7 @@ With folder adaptation, the other files of the folder add their counts too (in t
 the file's own near-duplicates, which would otherwise hand it its own clean copy).
 
 The n-gram probability p of a gap symbol becomes, context level after context level, the Dirichlet
-posterior (count + alpha * p) / (total + alpha) (lm._native.posterior). Levels: (token before, token
+posterior (count + alpha * p) / (total + alpha) (ranker/native.cpp). Levels: (token before, token
 after); with folder counts also three tokens a side. Symbols and contexts are interned to integers so
 that a whole file's repairs are counted with numpy at once.
 """
@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from lm._native import posterior
+from ._native import posterior
 
 SYMBOL_BITS = 21          # a (context, symbol) pair is packed into one int64: context << 21 | symbol
 _MAX_SYMBOLS = 1 << SYMBOL_BITS

@@ -12,6 +12,7 @@ import numpy as np
 from parsing.java import tokenize
 from parsing.schemes import Scheme
 
+from ._native import best_repairs, format_ranking
 from .cache import GapCache, StyleCounts
 from .repairs import FIRST, LAST, Repair
 from .score import Scorer, score_stream
@@ -58,18 +59,7 @@ class RankedFile:
         """The CodRep 2019 prediction line: '<path> <offset> <offset> ...'."""
         if self.length == 0:
             return self.path
-        offsets = self.offsets() if top is None else self.offsets()[:top]
-        return self.path + " " + " ".join(map(numerals(self.length).__getitem__, offsets.tolist()))
-
-
-_numerals: list[str] = ["0"]
-
-
-def numerals(n: int) -> list[str]:
-    """str(i) for i in 0..n, kept between files: formatting the offsets was a tenth of ranking time."""
-    if len(_numerals) <= n:
-        _numerals.extend(map(str, range(len(_numerals), n + 1)))
-    return _numerals
+        return self.path + " " + format_ranking(self.candidates, self.length, -1 if top is None else top)
 
 
 @dataclass(frozen=True)
@@ -119,11 +109,6 @@ def rank_text(scorer: Scorer, scheme: Scheme, text: str, path: str = "", adapt: 
         repaired = cache.adapted(gap, table.symbol[rows], first, alpha)
         delta = delta + ((repaired - first) - observed[gap])
 
-    # best repair per offset: sort by offset, then gain (best first), then (the sorts are stable)
-    # planning order; keep the first; then best gain first, lower offset first
-    order = np.lexsort((-delta, offset))
-    sorted_offsets = offset[order]
-    best = order[np.r_[True, sorted_offsets[1:] != sorted_offsets[:-1]]] if len(order) else order
-    best = best[np.argsort(-delta[best], kind="stable")]
+    best = best_repairs(offset, delta)
     return RankedFile(path, n, offset[best], delta[best], gap[best], gap_text_array[gap[best]],
                       table.repaired[rows[best]])
