@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable
 
+import numpy as np
+
 from .tokens import TokenStream
 
 GAP_MARK = "·"
@@ -104,29 +106,34 @@ class Scheme:
 def walk(stream: TokenStream, token_symbol) -> tuple[list[str], list[str]]:
     """The alternating gap/token symbol sequence, and the indentation each gap is measured against: the
     last line of the latest gap holding a newline, or the leading whitespace of a multi-line token's
-    last line. One pass, the hot path of corpus building: kept lean."""
+    last line. The hot path of corpus building and ranking: list-at-a-time, no loop over tokens in Python
+    but where a line ends."""
     src = stream.source
-    out = []
-    append = append_ = out.append
-    indents = []
-    note = indents.append
-    indent = ""
-    prev = 0
-    gsym = gap_symbol
-    for kind, s, e in zip(stream.kinds, stream.starts, stream.ends):
-        gap = src[prev:s]
-        note(indent)
-        append(gsym(gap, indent))
+    starts, ends = stream.starts, stream.ends
+    gaps = [src[a:b] for a, b in zip((0, *ends), (*starts, len(src)))]
+    texts = [src[a:b] for a, b in zip(starts, ends)]
+    # what sets the indentation, in stream order (gap i is at 2i, token i at 2i + 1)
+    events, levels = [0], [""]
+    for i, gap in enumerate(gaps):
         if "\n" in gap:
-            indent = gap[gap.rfind("\n") + 1:]
-        text = src[s:e]
-        append_(token_symbol(kind, text))
+            events.append(2 * i + 1)   # in effect from the token after it
+            levels.append(gap[gap.rfind("\n") + 1:])
+    for i, text in enumerate(texts):
         if "\n" in text:
             line = text[text.rfind("\n") + 1:]
-            indent = line[: len(line) - len(line.lstrip(" \t\f"))]
-        prev = e
-    note(indent)
-    append(gsym(src[prev:], indent))
+            events.append(2 * i + 2)
+            levels.append(line[: len(line) - len(line.lstrip(" \t\f"))])
+    if len(events) > 1:
+        order = sorted(range(len(events)), key=events.__getitem__)
+        events = [events[o] for o in order]
+        levels = [levels[o] for o in order]
+        at = np.searchsorted(np.asarray(events), np.arange(0, 2 * len(gaps), 2), side="right") - 1
+        indents = list(map(levels.__getitem__, at.tolist()))
+    else:
+        indents = [""] * len(gaps)
+    out = [None] * (2 * len(texts) + 1)
+    out[0::2] = map(gap_symbol, gaps, indents)
+    out[1::2] = map(token_symbol, stream.kinds, texts)
     return out, indents
 
 
