@@ -12,7 +12,7 @@ help:
 	@echo "make setup | test | quick | demo | bench | compare-orders | stamina-bench | data | lossless"
 
 EXT := $(shell python3 -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
-NATIVE := lm/_native$(EXT) ranker/_native$(EXT)
+NATIVE := lm/_native$(EXT) ranker/_native$(EXT) parsing/_native$(EXT)
 CXX_MODULE := g++ -O3 -DNDEBUG -std=c++17 -shared -fPIC -fvisibility=hidden
 
 setup: .tools/debs.stamp .venv/.installed $(LMPLZ) .venv/.kenlm $(NATIVE) corpora/jdk17-src.zip
@@ -55,6 +55,18 @@ lm/_native$(EXT): lm/native.cpp $(LMPLZ) | .venv/.installed
 
 ranker/_native$(EXT): ranker/native.cpp | .venv/.installed
 	$(CXX_MODULE) $$($(PY) -m pybind11 --includes) $< -o $@
+
+# tree-sitter's C runtime from its PyPI source package, the version the installed binding has.
+TS_LIB := .tools/tree-sitter/lib
+$(TS_LIB)/tree-sitter.o: .venv/.installed
+	rm -rf .tools/tree-sitter && mkdir -p .tools/tree-sitter
+	v=$$($(PY) -c "import importlib.metadata as m; print(m.version('tree-sitter'))") && \
+	  .venv/bin/pip download -q --no-deps --no-binary :all: --no-build-isolation -d .tools/tree-sitter tree-sitter==$$v && \
+	  tar -xzf .tools/tree-sitter/tree_sitter-$$v.tar.gz -C .tools/tree-sitter --strip-components=3 tree_sitter-$$v/tree_sitter/core/lib
+	gcc -O3 -DNDEBUG -fPIC -I$(TS_LIB)/include -I$(TS_LIB)/src -c $(TS_LIB)/src/lib.c -o $@
+
+parsing/_native$(EXT): parsing/native.cpp $(TS_LIB)/tree-sitter.o
+	$(CXX_MODULE) $$($(PY) -m pybind11 --includes) -I$(TS_LIB)/include $< $(TS_LIB)/tree-sitter.o -o $@
 
 corpora/jdk17-src.zip: | .tools/debs.stamp
 	ln -sf /usr/lib/jvm/openjdk-17/lib/src.zip $@

@@ -220,7 +220,7 @@ def line_tokens(line: str) -> LineTokens:
     text = line.strip()
     data = text.encode("utf-8")
     tree = parse(text)
-    kinds, starts, ends = leaves(tree)
+    kinds, starts, ends = leaves(data)
     to_char = byte_to_char(data, text)
     cs, ce = tuple(map(to_char, starts)), tuple(map(to_char, ends))
     texts = tuple(text[s:e] for s, e in zip(cs, ce))

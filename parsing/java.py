@@ -31,29 +31,26 @@ def parse(text: str) -> tree_sitter.Tree:
     return _parser().parse(text.encode("utf-8"))
 
 
-def leaves(tree: tree_sitter.Tree):
-    """(kind, start_byte, end_byte) of every non-empty leaf in document order (MISSING nodes are empty)."""
-    kinds, starts, ends = [], [], []
-    cursor = tree.walk()
-    whole = WHOLE_KINDS
-    while True:
-        node = cursor.node
-        if node.type in whole or not cursor.goto_first_child():
-            s, e = node.start_byte, node.end_byte
-            if e > s:
-                kinds.append(node.type)
-                starts.append(s)
-                ends.append(e)
-            while not cursor.goto_next_sibling():
-                if not cursor.goto_parent():
-                    return kinds, starts, ends
-        # else the cursor moved to the first child: visit it next
+@lru_cache(maxsize=1)
+def _walker():
+    """The C walker (parsing/native.cpp) and the kind names of its ids."""
+    from ._native import Leaves
+    walker = Leaves(tree_sitter_java.language(), sorted(WHOLE_KINDS))
+    return walker, [walker.name(k) for k in range(1 << 16)]
+
+
+def leaves(data: bytes) -> tuple[list[str], list[int], list[int]]:
+    """(kind, start byte, end byte) of every non-empty leaf of `data` parsed as Java, in document order,
+    nodes of WHOLE_KINDS taken whole (MISSING nodes are empty, so never leaves)."""
+    walker, names = _walker()
+    kinds, starts, ends = walker.of(data)
+    return list(map(names.__getitem__, kinds.tolist())), starts.tolist(), ends.tolist()
 
 
 def tokenize(text: str) -> TokenStream:
     """Tokenize Java source `text` (already decoded) into a lossless TokenStream."""
     data = text.encode("utf-8")
-    kinds, starts, ends = leaves(_parser().parse(data))
+    kinds, starts, ends = leaves(data)
     to_char = byte_to_char(data, text)
     if to_char is not ASCII:   # byte offsets -> character offsets
         starts, ends = list(map(to_char, starts)), list(map(to_char, ends))
