@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -124,6 +125,7 @@ class Mixture {
       while (slots < 2 * static_cast<size_t>(count)) slots *= 2;
       std::vector<int64_t> memo(slots, -1);   // open addressing: row of an earlier repair, or -1
       std::vector<uint64_t> hashes(count);
+      SecondParts seconds;
       for (ssize_t r = 0; r < count; ++r) {
         const int64_t k = K1(r), kk = K2(r);
         const Window win{k, kk, std::max<int64_t>(0, k - (reach - 1)), std::min(end, (kk >= 0 ? kk : k) + reach)};
@@ -151,7 +153,7 @@ class Mixture {
         }
         memo[slot] = r;
         double f;
-        D(r) = RescoreOne(scored, k, kk, a, b, &f);
+        D(r) = RescoreOne(scored, k, kk, a, b, &f, seconds);
         F(r) = f;
       }
     }
@@ -191,11 +193,46 @@ class Mixture {
     return true;
   }
 
+  // A second change, kk to w2, made after the first change's effect has ended: then its effect is the
+  // same for every repair making it, so its score differences (in order) are computed once per file.
+  struct Second {
+    int64_t kk;
+    WordIndex w[kMaxModels];
+    bool operator==(const Second &o) const {
+      return kk == o.kk && std::equal(w, w + kMaxModels, o.w);
+    }
+  };
+  struct SecondHash {
+    size_t operator()(const Second &x) const { return Mix(Mix(Mix(0, x.kk), x.w[0]), x.w[1]); }
+  };
+  using SecondParts = std::unordered_map<Second, std::vector<double>, SecondHash>;
+
   // One repair: from the state before k until the repaired stream's state rejoins the observed one.
   double RescoreOne(const Scored &scored, int64_t k, const int64_t kk, const WordIndex *w1, const WordIndex *w2,
-                    double *first) const {
+                    double *first, SecondParts &seconds) const {
+    const size_t m = models_.size();
+    double d = 0;
+    *first = Run(scored, k, w1, kk, w2, [&](double term) { d += term; }, &k);
+    if (k >= 0) {   // rejoined before kk: the second change's part, remembered
+      Second key{kk, {0, 0}};
+      for (size_t j = 0; j < m; ++j) key.w[j] = w2[j];
+      auto found = seconds.try_emplace(key);
+      std::vector<double> &terms = found.first->second;
+      if (found.second) Run(scored, kk, w2, -1, nullptr, [&](double term) { terms.push_back(term); }, nullptr);
+      for (double term : terms) d += term;
+    }
+    return d;
+  }
+
+  // Scores the stream from symbol k changed to w1 (and kk to w2 on the way, when kk >= 0) until the state
+  // rejoins the observed stream's, handing each symbol's score difference to `add` in order. Returns the
+  // changed symbol's score. When it rejoins before kk, it stops there and sets *resume to kk (else -1).
+  template <class Add>
+  double Run(const Scored &scored, int64_t k, const WordIndex *w1, const int64_t kk, const WordIndex *w2,
+             Add add, int64_t *resume) const {
     const size_t m = models_.size();
     const int64_t end = static_cast<int64_t>(scored.scores.size());
+    if (resume) *resume = -1;
     State buf[2][kMaxModels];   // the repaired stream's state after the last symbol, and before it
     const State *from[kMaxModels];
     State *to[kMaxModels];
@@ -206,29 +243,26 @@ class Mixture {
       to[j] = &buf[cur][j];
       w[j] = w1[j];
     }
-    double s = Step(from, w, to);
-    *first = s;
-    double d = s - scored.scores[k];
+    const double first = Step(from, w, to);
+    add(first - scored.scores[k]);
     while (true) {
       ++k;
       if (SameAt(buf[cur], scored, k)) {
         // same context as the observed stream: scores agree until the next changed symbol
-        if (k > kk) break;
-        k = kk;
-        for (size_t j = 0; j < m; ++j) from[j] = &scored.states[j][k];
-      } else {
-        for (size_t j = 0; j < m; ++j) from[j] = &buf[cur][j];
+        if (k <= kk && resume) *resume = kk;
+        break;
       }
+      for (size_t j = 0; j < m; ++j) from[j] = &buf[cur][j];
       if (k >= end) break;
       cur ^= 1;
       for (size_t j = 0; j < m; ++j) {
         to[j] = &buf[cur][j];
         w[j] = k == kk ? w2[j] : scored.ids[j][k];
       }
-      s = Step(from, w, to);
-      d += s - scored.scores[k];
+      const double s = Step(from, w, to);
+      add(s - scored.scores[k]);
     }
-    return d;
+    return first;
   }
 
   // log10 P(w | from) under the mixture; the next states go to `to`. (Remembering steps in a hash map,
