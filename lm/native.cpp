@@ -16,7 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
-#include <unordered_map>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -117,56 +117,96 @@ class Mixture {
     auto F = first.mutable_unchecked<1>();
     {
       py::gil_scoped_release unlocked;
-      // A repair's result depends only on the symbols from order-1 before its first change to order
-      // after its last one: a third of a file's repairs repeat an earlier window (like gaps in like
-      // contexts) and are copied instead of rescored.
-      const int64_t reach = MaxOrder();
-      size_t slots = 16;
-      while (slots < 2 * static_cast<size_t>(count)) slots *= 2;
-      std::vector<int64_t> memo(slots, -1);   // open addressing: row of an earlier repair, or -1
-      std::vector<uint64_t> hashes(count);
-      SecondParts seconds;
+      Segments segments(*this, scored, count);
       for (ssize_t r = 0; r < count; ++r) {
         const int64_t k = K1(r), kk = K2(r);
-        const Window win{k, kk, std::max<int64_t>(0, k - (reach - 1)), std::min(end, (kk >= 0 ? kk : k) + reach)};
         WordIndex a[kMaxModels], b[kMaxModels];
         for (size_t j = 0; j < m; ++j) a[j] = W1(r, j), b[j] = W2(r, j);
-        const uint64_t h = hashes[r] = Hash(scored, win, a, b);
-        size_t slot = h & (slots - 1);
-        int64_t same = -1;
-        for (; memo[slot] >= 0; slot = (slot + 1) & (slots - 1)) {
-          const int64_t q = memo[slot];
-          if (hashes[q] != h) continue;
-          const Window other{K1(q), K2(q), std::max<int64_t>(0, K1(q) - (reach - 1)),
-                             std::min(end, (K2(q) >= 0 ? K2(q) : K1(q)) + reach)};
-          bool equal = true;
-          for (size_t j = 0; j < m && equal; ++j) equal = W1(q, j) == a[j] && W2(q, j) == b[j];
-          if (equal && win.Like(other) && SameWindow(scored, win, other)) {
-            same = q;
-            break;
+        const Segment &one = segments.Get(k, a);
+        F(r) = one.first;
+        double d = 0;
+        if (kk < 0 || k + one.length <= kk) {
+          // the second change (if any) comes after the first one's effect has ended
+          for (size_t t = 0; t < one.length; ++t) d += segments.terms[one.terms + t];
+          if (kk >= 0) {
+            const Segment &two = segments.Get(kk, b);
+            for (size_t t = 0; t < two.length; ++t) d += segments.terms[two.terms + t];
           }
+        } else {
+          Run(scored, k, a, kk, b, [&](double term) { d += term; });
         }
-        if (same >= 0) {
-          D(r) = D(same);
-          F(r) = F(same);
-          continue;
-        }
-        memo[slot] = r;
-        double f;
-        D(r) = RescoreOne(scored, k, kk, a, b, &f, seconds);
-        F(r) = f;
+        D(r) = d;
       }
     }
     return py::make_tuple(delta, first);
   }
 
  private:
-  // The symbols [lo, hi) a repair changing k (and kk) depends on.
-  struct Window {
-    int64_t k, kk, lo, hi;
-    bool Like(const Window &o) const {
-      return k - lo == o.k - o.lo && hi - k == o.hi - o.k && (kk < 0 ? o.kk < 0 : kk - k == o.kk - o.k);
+  static uint64_t Mix(uint64_t h, uint64_t x) { return (h ^ x) * 0x9E3779B97F4A7C15ULL; }
+
+  // The effect of changing one symbol: the score differences from the change until the state rejoins the
+  // observed stream's (or the stream ends). It depends only on the new word and the symbols from order-1
+  // before it to order-1 after it, so like changes in like contexts (a file repeats its lines' shapes)
+  // are rescored once per file, and repeats replay the differences in the same order: the same sum.
+  struct Segment {
+    int64_t k, lo, hi;           // the change, and the window [lo, hi) it depends on
+    WordIndex w[kMaxModels];
+    double first;                // the changed symbol's score
+    size_t terms, length;        // its differences: terms[terms .. terms + length)
+  };
+
+  class Segments {
+   public:
+    Segments(const Mixture &mixture, const Scored &scored, size_t rows)
+        : mixture_(mixture), scored_(scored), reach_(mixture.MaxOrder() - 1),
+          end_(static_cast<int64_t>(scored.scores.size())) {
+      size_t slots = 16;
+      while (slots < 2 * rows) slots *= 2;
+      slots_.assign(slots, -1);
     }
+
+    const Segment &Get(int64_t k, const WordIndex *w) {
+      const size_t m = mixture_.models_.size();
+      Segment probe{k, std::max<int64_t>(0, k - reach_), std::min(end_, k + reach_ + 1), {0, 0}, 0, 0, 0};
+      for (size_t j = 0; j < m; ++j) probe.w[j] = w[j];
+      uint64_t h = Mix(Mix(Mix(0, probe.k - probe.lo), probe.hi - probe.k), probe.w[0]);
+      h = Mix(h, probe.w[1]);
+      for (size_t j = 0; j < m; ++j)
+        for (int64_t i = probe.lo; i < probe.hi; ++i) h = Mix(h, scored_.ids[j][i]);
+      h ^= h >> 29;
+      size_t slot = h & (slots_.size() - 1);
+      for (; slots_[slot] >= 0; slot = (slot + 1) & (slots_.size() - 1)) {
+        const size_t q = slots_[slot];
+        if (hashes_[q] == h && Same(list_[q], probe)) return list_[q];
+      }
+      probe.terms = terms.size();
+      probe.first = mixture_.Run(scored_, k, w, -1, nullptr, [&](double term) { terms.push_back(term); });
+      probe.length = terms.size() - probe.terms;
+      slots_[slot] = static_cast<int64_t>(list_.size());
+      list_.push_back(probe);
+      hashes_.push_back(h);
+      return list_.back();
+    }
+
+    std::vector<double> terms;
+
+   private:
+    bool Same(const Segment &a, const Segment &b) const {
+      if (a.k - a.lo != b.k - b.lo || a.hi - a.k != b.hi - b.k || !std::equal(a.w, a.w + kMaxModels, b.w))
+        return false;
+      for (size_t j = 0; j < mixture_.models_.size(); ++j) {
+        const auto &ids = scored_.ids[j];
+        if (!std::equal(ids.begin() + a.lo, ids.begin() + a.hi, ids.begin() + b.lo)) return false;
+      }
+      return true;
+    }
+
+    const Mixture &mixture_;
+    const Scored &scored_;
+    const int64_t reach_, end_;
+    std::vector<int64_t> slots_;   // open addressing: index into list_, or -1
+    std::deque<Segment> list_;     // a deque: references handed out stay valid as it grows
+    std::vector<uint64_t> hashes_;
   };
 
   int64_t MaxOrder() const {
@@ -175,64 +215,14 @@ class Mixture {
     return order;
   }
 
-  static uint64_t Mix(uint64_t h, uint64_t x) { return (h ^ x) * 0x9E3779B97F4A7C15ULL; }
-
-  uint64_t Hash(const Scored &scored, const Window &win, const WordIndex *a, const WordIndex *b) const {
-    uint64_t h = Mix(Mix(Mix(0, win.k - win.lo), win.hi - win.k), win.kk < 0 ? 0 : win.kk - win.k + 1);
-    for (size_t j = 0; j < models_.size(); ++j) {
-      h = Mix(Mix(h, a[j]), b[j]);
-      for (int64_t i = win.lo; i < win.hi; ++i) h = Mix(h, scored.ids[j][i]);
-    }
-    return h ^ (h >> 29);
-  }
-
-  bool SameWindow(const Scored &scored, const Window &x, const Window &y) const {
-    for (size_t j = 0; j < models_.size(); ++j)
-      if (!std::equal(scored.ids[j].begin() + x.lo, scored.ids[j].begin() + x.hi, scored.ids[j].begin() + y.lo))
-        return false;
-    return true;
-  }
-
-  // A second change, kk to w2, made after the first change's effect has ended: then its effect is the
-  // same for every repair making it, so its score differences (in order) are computed once per file.
-  struct Second {
-    int64_t kk;
-    WordIndex w[kMaxModels];
-    bool operator==(const Second &o) const {
-      return kk == o.kk && std::equal(w, w + kMaxModels, o.w);
-    }
-  };
-  struct SecondHash {
-    size_t operator()(const Second &x) const { return Mix(Mix(Mix(0, x.kk), x.w[0]), x.w[1]); }
-  };
-  using SecondParts = std::unordered_map<Second, std::vector<double>, SecondHash>;
-
-  // One repair: from the state before k until the repaired stream's state rejoins the observed one.
-  double RescoreOne(const Scored &scored, int64_t k, const int64_t kk, const WordIndex *w1, const WordIndex *w2,
-                    double *first, SecondParts &seconds) const {
-    const size_t m = models_.size();
-    double d = 0;
-    *first = Run(scored, k, w1, kk, w2, [&](double term) { d += term; }, &k);
-    if (k >= 0) {   // rejoined before kk: the second change's part, remembered
-      Second key{kk, {0, 0}};
-      for (size_t j = 0; j < m; ++j) key.w[j] = w2[j];
-      auto found = seconds.try_emplace(key);
-      std::vector<double> &terms = found.first->second;
-      if (found.second) Run(scored, kk, w2, -1, nullptr, [&](double term) { terms.push_back(term); }, nullptr);
-      for (double term : terms) d += term;
-    }
-    return d;
-  }
-
   // Scores the stream from symbol k changed to w1 (and kk to w2 on the way, when kk >= 0) until the state
-  // rejoins the observed stream's, handing each symbol's score difference to `add` in order. Returns the
-  // changed symbol's score. When it rejoins before kk, it stops there and sets *resume to kk (else -1).
+  // rejoins the observed stream's after the last change, handing each symbol's score difference to `add`
+  // in order. Returns the changed symbol's score.
   template <class Add>
   double Run(const Scored &scored, int64_t k, const WordIndex *w1, const int64_t kk, const WordIndex *w2,
-             Add add, int64_t *resume) const {
+             Add add) const {
     const size_t m = models_.size();
     const int64_t end = static_cast<int64_t>(scored.scores.size());
-    if (resume) *resume = -1;
     State buf[2][kMaxModels];   // the repaired stream's state after the last symbol, and before it
     const State *from[kMaxModels];
     State *to[kMaxModels];
@@ -249,10 +239,12 @@ class Mixture {
       ++k;
       if (SameAt(buf[cur], scored, k)) {
         // same context as the observed stream: scores agree until the next changed symbol
-        if (k <= kk && resume) *resume = kk;
-        break;
+        if (k > kk) break;
+        k = kk;
+        for (size_t j = 0; j < m; ++j) from[j] = &scored.states[j][k];
+      } else {
+        for (size_t j = 0; j < m; ++j) from[j] = &buf[cur][j];
       }
-      for (size_t j = 0; j < m; ++j) from[j] = &buf[cur][j];
       if (k >= end) break;
       cur ^= 1;
       for (size_t j = 0; j < m; ++j) {
