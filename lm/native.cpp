@@ -132,8 +132,9 @@ class Mixture {
             const Segment &two = segments.Get(kk, b);
             for (size_t t = 0; t < two.length; ++t) d += segments.terms[two.terms + t];
           }
-        } else {
-          Run(scored, k, a, kk, b, [&](double term) { d += term; });
+        } else {   // the two changes' effects overlap: one segment with both
+          const Segment &both = segments.Get(k, a, kk, b);
+          for (size_t t = 0; t < both.length; ++t) d += segments.terms[both.terms + t];
         }
         D(r) = d;
       }
@@ -149,8 +150,8 @@ class Mixture {
   // before it to order-1 after it, so like changes in like contexts (a file repeats its lines' shapes)
   // are rescored once per file, and repeats replay the differences in the same order: the same sum.
   struct Segment {
-    int64_t k, lo, hi;           // the change, and the window [lo, hi) it depends on
-    WordIndex w[kMaxModels];
+    int64_t k, kk, lo, hi;       // the change(s), and the window [lo, hi) the effect depends on
+    WordIndex w[kMaxModels], w2[kMaxModels];
     double first;                // the changed symbol's score
     size_t terms, length;        // its differences: terms[terms .. terms + length)
   };
@@ -162,17 +163,23 @@ class Mixture {
           end_(static_cast<int64_t>(scored.scores.size())) {
       size_t slots = 16;
       while (slots < 2 * rows) slots *= 2;
-      slots_.assign(slots, -1);
+      slots_.assign(slots, -1);   // grown when half full
     }
 
-    const Segment &Get(int64_t k, const WordIndex *w) {
+    // The effect of changing symbol k to w (and, when kk >= 0, symbol kk to w2 on the way).
+    const Segment &Get(int64_t k, const WordIndex *w, int64_t kk = -1, const WordIndex *w2 = nullptr) {
       const size_t m = mixture_.models_.size();
-      Segment probe{k, std::max<int64_t>(0, k - reach_), std::min(end_, k + reach_ + 1), {0, 0}, 0, 0, 0};
-      for (size_t j = 0; j < m; ++j) probe.w[j] = w[j];
-      uint64_t h = Mix(Mix(Mix(0, probe.k - probe.lo), probe.hi - probe.k), probe.w[0]);
-      h = Mix(h, probe.w[1]);
-      for (size_t j = 0; j < m; ++j)
+      Segment probe{k, kk, std::max<int64_t>(0, k - reach_), std::min(end_, (kk >= 0 ? kk : k) + reach_ + 1),
+                    {0, 0}, {0, 0}, 0, 0, 0};
+      for (size_t j = 0; j < m; ++j) {
+        probe.w[j] = w[j];
+        if (kk >= 0) probe.w2[j] = w2[j];
+      }
+      uint64_t h = Mix(Mix(Mix(0, probe.k - probe.lo), probe.hi - probe.k), kk >= 0 ? kk - k : 0);
+      for (size_t j = 0; j < m; ++j) {
+        h = Mix(Mix(h, probe.w[j]), probe.w2[j]);
         for (int64_t i = probe.lo; i < probe.hi; ++i) h = Mix(h, scored_.ids[j][i]);
+      }
       h ^= h >> 29;
       size_t slot = h & (slots_.size() - 1);
       for (; slots_[slot] >= 0; slot = (slot + 1) & (slots_.size() - 1)) {
@@ -180,19 +187,31 @@ class Mixture {
         if (hashes_[q] == h && Same(list_[q], probe)) return list_[q];
       }
       probe.terms = terms.size();
-      probe.first = mixture_.Run(scored_, k, w, -1, nullptr, [&](double term) { terms.push_back(term); });
+      probe.first = mixture_.Run(scored_, k, w, kk, w2, [&](double term) { terms.push_back(term); });
       probe.length = terms.size() - probe.terms;
       slots_[slot] = static_cast<int64_t>(list_.size());
       list_.push_back(probe);
       hashes_.push_back(h);
+      if (list_.size() * 2 > slots_.size()) Grow();
       return list_.back();
     }
 
     std::vector<double> terms;
 
    private:
+    void Grow() {
+      slots_.assign(slots_.size() * 2, -1);
+      for (size_t q = 0; q < list_.size(); ++q) {
+        size_t slot = hashes_[q] & (slots_.size() - 1);
+        while (slots_[slot] >= 0) slot = (slot + 1) & (slots_.size() - 1);
+        slots_[slot] = static_cast<int64_t>(q);
+      }
+    }
+
     bool Same(const Segment &a, const Segment &b) const {
-      if (a.k - a.lo != b.k - b.lo || a.hi - a.k != b.hi - b.k || !std::equal(a.w, a.w + kMaxModels, b.w))
+      if (a.k - a.lo != b.k - b.lo || a.hi - a.k != b.hi - b.k || (a.kk < 0) != (b.kk < 0) ||
+          (a.kk >= 0 && a.kk - a.k != b.kk - b.k) || !std::equal(a.w, a.w + kMaxModels, b.w) ||
+          !std::equal(a.w2, a.w2 + kMaxModels, b.w2))
         return false;
       for (size_t j = 0; j < mixture_.models_.size(); ++j) {
         const auto &ids = scored_.ids[j];
