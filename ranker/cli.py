@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from multiprocessing import get_context
 from pathlib import Path
 
-from lm.cli import main as build_default_model_cli
 from lm.model import LanguageModel
 from lm.signature import model_signature
 from parsing.schemes import UnknownScheme, get_scheme
@@ -80,8 +79,9 @@ def ensure_default_model() -> Path:
     if not DEFAULT_MODEL.exists():
         print(f"rank: no default model yet; building {DEFAULT_MODEL.relative_to(ROOT)} from corpora/ "
               "(once, a few minutes)", file=sys.stderr)
+        from lm.cli import main as build_lm   # the build pipeline, imported only when needed
         with contextlib.redirect_stdout(sys.stderr):   # stdout carries rankings only
-            code = build_default_model_cli(["--order", "6", "--output", str(DEFAULT_MODEL), str(ROOT / "corpora")])
+            code = build_lm(["--order", "6", "--output", str(DEFAULT_MODEL), str(ROOT / "corpora")])
         if code != 0:
             raise FileNotFoundError("could not build the default model (see the error above)")
     return DEFAULT_MODEL
