@@ -56,9 +56,10 @@ def tokenize(text: str) -> TokenStream:
         starts, ends = list(map(to_char, starts)), list(map(to_char, ends))
     # the usual case, checked in bulk: leaves in order with only whitespace between them
     if all(map(int.__le__, ends[:-1], starts[1:])):
-        between = "".join([text[e:s] for e, s in zip([0, *ends], [*starts, len(text)])])
+        stream = TokenStream(text, tuple(kinds), tuple(starts), tuple(ends))
+        between = "".join(stream.gap_texts)
         if not between or between.isspace():
-            return TokenStream(text, tuple(kinds), tuple(starts), tuple(ends))
+            return stream
     out_k, out_s, out_e = [], [], []
     prev = 0
     for kind, s, e in zip(kinds, starts, ends):

@@ -110,7 +110,7 @@ def walk(stream: TokenStream, token_symbol) -> tuple[list[str], list[str]]:
     but where a line ends."""
     src = stream.source
     starts, ends = stream.starts, stream.ends
-    gaps = [src[a:b] for a, b in zip((0, *ends), (*starts, len(src)))]
+    gaps = stream.gap_texts
     texts = [src[a:b] for a, b in zip(starts, ends)]
     # what sets the indentation, in stream order (gap i is at 2i, token i at 2i + 1)
     events, levels = [0], [""]

@@ -5,6 +5,7 @@ Offsets are 1-based character offsets of the file as read in UTF-8 with newlines
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +30,7 @@ class Gap:
         return self.start + len(self.text)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class TokenStream:
     """A file as alternating gaps and tokens: gap[0] tok[0] gap[1] tok[1] ... tok[n-1] gap[n].
 
@@ -50,6 +51,13 @@ class TokenStream:
 
     def token_text(self, i: int) -> str:
         return self.source[self.starts[i]:self.ends[i]]
+
+    @cached_property
+    def gap_texts(self) -> tuple[str, ...]:
+        """The text of every gap, 0..len(self) (computed once: tokenizing, the schemes and the ranker
+        all need them)."""
+        src = self.source
+        return tuple([src[a:b] for a, b in zip((0, *self.ends), (*self.starts, len(src)))])
 
     def gap_text(self, i: int) -> str:
         """Whitespace before token i; i == len(self) is the trailing gap."""

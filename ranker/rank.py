@@ -81,7 +81,7 @@ def rank_text(scorer: Scorer, scheme: Scheme, text: str, path: str = "", adapt: 
     scored = score_stream(scorer, scheme, stream)
     lo = np.concatenate(([0], np.asarray(stream.ends, dtype=np.int64)))     # each gap's 0-based span
     hi = np.concatenate((np.asarray(stream.starts, dtype=np.int64), [n]))
-    gap_texts = [text[a:b] for a, b in zip(lo.tolist(), hi.tolist())]
+    gap_texts = stream.gap_texts
     nxt = scored.next_newline_gap
     gap_text_array = np.asarray(gap_texts, dtype=object)
     next_gap_texts = np.where(nxt >= 0, gap_text_array[nxt], None)
