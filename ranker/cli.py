@@ -11,7 +11,6 @@ import contextlib
 import os
 import sys
 from dataclasses import dataclass
-from multiprocessing import get_context
 from pathlib import Path
 
 from lm.model import LanguageModel
@@ -21,6 +20,7 @@ from parsing.schemes import UnknownScheme, get_scheme
 from .explain import explain_json, explain_lines
 from .files import InputError, expand, read_source
 from .folder import folder_style
+from .parallel import ordered_map
 from .rank import Style, rank_text
 from .score import Scorer
 
@@ -138,24 +138,15 @@ def main(argv=None) -> int:
     _worker.update(cfg=cfg, scorer=scorer, scheme=scheme, styles=styles)
     print(cfg.signature(lm), file=sys.stderr)
     out = sys.stdout
-    pool = None
-    if args.workers <= 1 or len(files) < 2:
-        results = map(_rank_one, files)
-    else:
-        # fork after loading: workers share the model's pages instead of loading it again
-        pool = get_context("fork").Pool(args.workers)
-        results = pool.imap(_rank_one, files, chunksize=4)
-    try:
-        for line, note in results:
-            if note:
-                print(f"rank: {'warning' if line is not None else 'error'}: {note}", file=sys.stderr)
-            if line:   # None: unreadable; '': --explain found nothing
-                out.write(line)
-                out.write("\n")
-    finally:
-        if pool is not None:
-            pool.close()
-            pool.join()
+    sys.stderr.flush()
+    # forked after loading: the workers share the model's pages
+    results = map(_rank_one, files) if args.workers <= 1 else ordered_map(_rank_one, files, args.workers)
+    for line, note in results:
+        if note:
+            print(f"rank: {'warning' if line is not None else 'error'}: {note}", file=sys.stderr)
+        if line:   # None: unreadable; '': --explain found nothing
+            out.write(line)
+            out.write("\n")
     out.flush()
     return status
 

@@ -171,3 +171,21 @@ def test_rank_output_is_the_same_for_any_worker_count(tmp_path, tiny_model):
     one = run_rank(["--model", str(tiny_model), "--workers", "1", str(tmp_path)])
     two = run_rank(["--model", str(tiny_model), "--workers", "2", str(tmp_path)])
     assert one[1] == two[1] and one[1].count("\n") == 3 and "out.txt" not in one[1]
+
+
+def _square_or_fail(x):
+    if x < 0:
+        raise ValueError("negative")
+    return x * x
+
+
+@pytest.mark.parametrize("workers, n", [(1, 5), (2, 7), (3, 20), (8, 3)])
+def test_ordered_map_keeps_input_order(workers, n):
+    from ranker.parallel import ordered_map
+    assert list(ordered_map(_square_or_fail, range(n), workers)) == [x * x for x in range(n)]
+
+
+def test_ordered_map_reports_a_worker_failure():
+    from ranker.parallel import WorkerError, ordered_map
+    with pytest.raises(WorkerError, match="negative"):
+        list(ordered_map(_square_or_fail, [1, 2, 3, -4, 5, 6], 2))

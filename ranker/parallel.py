@@ -1,0 +1,77 @@
+"""Map a function over items in forked worker processes, yielding the results in input order as they come.
+
+Forking after the model is loaded lets the workers share its pages. multiprocessing.Pool's handler threads
+cost the parent CPU the workers needed (measured on this 2-core machine with 4 ms tasks: 1.76 s of parent
+CPU per 1000 tasks at chunksize 1, 0.74 s at 4), so this is plain fork with one pipe per worker: worker w
+takes items w, w + N, w + 2N, ... and the parent reads whichever pipe is ready, keeping results until
+their turn.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import traceback
+from collections import deque
+from multiprocessing.connection import Connection, Pipe, wait
+from typing import Callable, Iterable, Iterator, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class WorkerError(RuntimeError):
+    pass
+
+
+def ordered_map(fn: Callable[[T], R], items: Iterable[T], workers: int) -> Iterator[R]:
+    items = list(items)
+    workers = max(1, min(workers, len(items)))
+    conns: list[Connection] = []
+    pids: list[int] = []
+    for w in range(workers):
+        recv, send = Pipe(duplex=False)
+        pid = os.fork()
+        if pid == 0:   # the worker: never returns
+            recv.close()
+            code = 0
+            try:
+                for item in items[w::workers]:
+                    send.send((True, fn(item)))
+            except BaseException:
+                code = 1
+                try:
+                    send.send((False, traceback.format_exc()))
+                except OSError:
+                    pass
+            finally:
+                os._exit(code)
+        send.close()
+        conns.append(recv)
+        pids.append(pid)
+    expected = [len(items[w::workers]) for w in range(workers)]
+    received = [0] * workers
+    ready: list[deque] = [deque() for _ in range(workers)]
+    index = {id(c): w for w, c in enumerate(conns)}
+    try:
+        for i in range(len(items)):
+            w = i % workers
+            while not ready[w]:
+                waiting = [c for v, c in enumerate(conns) if received[v] < expected[v]]
+                for conn in wait(waiting):
+                    v = index[id(conn)]
+                    try:
+                        ok, value = conn.recv()
+                    except EOFError:
+                        raise WorkerError(f"worker {v} stopped without a result") from None
+                    if not ok:
+                        raise WorkerError(f"worker {v} failed:\n{value}")
+                    ready[v].append(value)
+                    received[v] += 1
+            yield ready[w].popleft()
+    finally:
+        for conn in conns:
+            conn.close()
+        for w, pid in enumerate(pids):
+            if received[w] < expected[w]:   # stopped early (an error, or the caller stopped reading)
+                os.kill(pid, signal.SIGTERM)
+            os.waitpid(pid, 0)
