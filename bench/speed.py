@@ -45,12 +45,20 @@ class UsageError(ValueError):
 
 
 def parse_size(spec: str) -> int:
-    """'4K' or '4k' -> 4096 characters; '300' -> 300."""
+    """'4K' or '4k' -> 4096 characters; '2M' -> 2097152; '300' -> 300."""
     s = spec.strip().lower()
     try:
+        if s.endswith("m"):
+            return int(float(s[:-1]) * 1024 * 1024)
         return int(float(s[:-1]) * 1024) if s.endswith("k") else int(s)
     except ValueError:
         raise UsageError(f"--sizes: {spec!r} is not a size like 4K or 300") from None
+
+
+def tasks_per_size(size: int, chars: int) -> int:
+    """Tasks for a size class holding about `chars` characters, 50 to 1000: a class of 50 small files was
+    a fraction of a second net of start-up, too little to time."""
+    return min(1000, max(50, round(chars / size)))
 
 
 def size_label(chars: int) -> str:
@@ -69,7 +77,10 @@ def parser() -> argparse.ArgumentParser:
                    help="clean Java for the synthetic size classes (default corpora/jdk17-src.zip)")
     p.add_argument("--sizes", default="1K,4K,16K,64K",
                    help="synthetic size classes, files within +-25%% of each (default 1K,4K,16K,64K)")
-    p.add_argument("--per-size", type=int, default=50, help="tasks per size class (default 50)")
+    p.add_argument("--chars-per-size", default="2M",
+                   help="characters per size class, so that every class is timed on as much text (default 2M: "
+                        "1000 tasks of 1K (the most there are), 512 of 4K, 128 of 16K, 50 of 64K (the fewest))")
+    p.add_argument("--per-size", type=int, default=None, help="tasks per size class instead (for quick runs)")
     p.add_argument("--workers", default="1,2", help="worker counts to time (default 1,2)")
     p.add_argument("--seed", type=int, default=0, help="bin/make-tasks seed (default 0)")
     p.add_argument("--ranker", default=None, metavar="REV",
@@ -264,7 +275,7 @@ def targets(rows: list[Row], validation: str) -> list[tuple[str, str, str]]:
     return out
 
 
-def signature_line(model: Path, sets: list[tuple[str, Path]], per_size: int, seed: int,
+def signature_line(model: Path, sets: list[tuple[str, Path]], seed: int,
                    ranker: str = "worktree") -> str:
     sig = read_signature(model)
     ver = versions()
@@ -293,8 +304,9 @@ def main(argv=None) -> int:
             raise UsageError(f"--workers {args.workers}: expected a list like 1,2") from None
         if not workers or workers[0] < 1:
             raise UsageError(f"--workers {args.workers}: worker counts must be at least 1")
-        if args.per_size < 1:
+        if args.per_size is not None and args.per_size < 1:
             raise UsageError(f"--per-size {args.per_size}: must be at least 1")
+        chars_per_size = parse_size(args.chars_per_size)
         if not args.model.is_file():
             raise UsageError(f"--model {args.model}: no such model")
         if not (args.validation / "out.txt").is_file():
@@ -307,7 +319,8 @@ def main(argv=None) -> int:
         sets = [(validation, args.validation)]
         for size in sizes:
             sets.append((f"jdk-{size_label(size)}",
-                         synthetic_folder(args.jdk, size, args.per_size, args.seed, args.out / "tasks")))
+                         synthetic_folder(args.jdk, size, args.per_size or tasks_per_size(size, chars_per_size),
+                                          args.seed, args.out / "tasks")))
     except (UsageError, RankerError, OSError) as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2
@@ -330,7 +343,7 @@ def main(argv=None) -> int:
              f"Machine load (1-minute load average) {load_before:.1f} at the start and {os.getloadavg()[0]:.1f} at "
              f"the end, on {os.cpu_count()} cores: above the core count, other work shared the CPU and every time "
              "here is inflated by it.")
-    sig = signature_line(args.model, sets, args.per_size, args.seed, ranker.label)
+    sig = signature_line(args.model, sets, args.seed, ranker.label)
     report = f"{table}\n\n{goal}\n\n{notes}\n\n{sig}\n"
     (args.out / "bench.md").write_text(report)
     write_csv(rows, args.out / "bench.csv")

@@ -14,15 +14,21 @@ from evaluation.tasks import make_tasks
 from conftest import ROOT, TINY_JAVA
 
 
-@pytest.mark.parametrize("spec, chars", [("1K", 1024), ("4k", 4096), ("64K", 65536), ("300", 300), ("0.5K", 512)])
+@pytest.mark.parametrize("spec, chars", [("1K", 1024), ("4k", 4096), ("64K", 65536), ("300", 300), ("0.5K", 512),
+                                         ("2M", 2 * 2**20)])
 def test_parse_size(spec, chars):
     assert parse_size(spec) == chars
 
 
-@pytest.mark.parametrize("spec", ["K", "4M", "big"])
+@pytest.mark.parametrize("spec", ["K", "4G", "big", "M"])
 def test_parse_size_rejects(spec):
     with pytest.raises(speed.UsageError):
         parse_size(spec)
+
+
+@pytest.mark.parametrize("size, tasks", [(1024, 1000), (4096, 512), (16384, 128), (65536, 50)])
+def test_every_size_class_holds_about_as_much_text(size, tasks):
+    assert speed.tasks_per_size(size, 2 * 2**20) == tasks
 
 
 def row(name, workers, files_per_s=300.0, ratio=5.0, ms=1.0, mib=500.0):
