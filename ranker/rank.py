@@ -102,12 +102,16 @@ def rank_text(scorer: Scorer, scheme: Scheme, text: str, path: str = "", adapt: 
     k2 = np.where(second, 2 * nxt[gap], -1)
     delta, first = scorer.rescore(scored, 2 * gap, table.w1[rows], k2, table.w2[rows])
     if adapt:
-        # the style cache moves the repaired gap symbol's score, and the observed one's
+        # the style cache moves the repaired gap symbol's score, and the observed one's (one batch: the
+        # observed symbols of every gap, then every repair's)
         cache = GapCache(scored.symbols[:-1], style.folder, style.exclude)
         observed_lm = scored.scores[0:-1:2]   # gap symbol i is symbol 2i
-        observed = cache.adapted(np.arange(len(observed_lm)), cache.gap_ids, observed_lm, alpha) - observed_lm
-        repaired = cache.adapted(gap, table.symbol[rows], first, alpha)
-        delta = delta + ((repaired - first) - observed[gap])
+        gaps = len(observed_lm)
+        adapted = cache.adapted(np.concatenate((np.arange(gaps), gap)),
+                                np.concatenate((cache.gap_ids, table.symbol[rows])),
+                                np.concatenate((observed_lm, first)), alpha)
+        observed = adapted[:gaps] - observed_lm
+        delta = delta + ((adapted[gaps:] - first) - observed[gap])
 
     best = best_repairs(offset, delta)
     return RankedFile(path, n, offset[best], delta[best], gap[best], gap_text_array[gap[best]],
