@@ -5,8 +5,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from .dfa import DFA
+from .learn import ALGORITHMS
 from .samples import ContradictionError, FormatError
+from .vote import load_model
 
 REAL_DATA = Path(__file__).resolve().parent.parent / ".data" / "stamina" / "training-abbadingo"
 ACCEPTANCE_PROBLEMS = list(range(1, 101, 5))
@@ -62,7 +63,7 @@ def cmd_learn(args) -> int:
 def cmd_label(args) -> int:
     from .samples import read_sample
 
-    dfa = DFA.load(args.model)
+    dfa = load_model(args.model)
     test = read_sample(args.test, alphabet=dfa.alphabet)
     labels = "".join("1" if x else "0" for x in dfa.classify(list(test.words)))
     print("\n".join(labels) if args.lines else labels)
@@ -70,7 +71,7 @@ def cmd_label(args) -> int:
 
 
 def cmd_show(args) -> int:
-    dfa = DFA.load(args.model)
+    dfa = load_model(args.model)
     if args.png:
         if not dfa.render_png(args.png):
             print("stamina show: graphviz 'dot' is not installed", file=sys.stderr)
@@ -121,7 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     le = sub.add_parser("learn", help="learn a DFA from a training file (Abbadingo or +/- lines)")
     le.add_argument("train", type=Path)
-    le.add_argument("--algo", choices=["rpni", "edsm", "sat"], default="edsm")
+    le.add_argument("--algo", choices=list(ALGORITHMS), default="auto")
     le.add_argument("--time-limit", type=float, default=20.0, help="seconds for the SAT stage before falling back")
     le.add_argument("--plain", action="store_true", help="textbook evidence only (no StaMinA tuning)")
     le.add_argument("-o", "--output", type=Path, required=True, help="model file (DFA text format)")
@@ -142,14 +143,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     gr = sub.add_parser("grid", help="learn and score a folder of problems; print the 5x4 BCR grid")
     gr.add_argument("dir", type=Path)
-    gr.add_argument("--algo", choices=["rpni", "edsm", "sat"], default="edsm")
+    gr.add_argument("--algo", choices=list(ALGORITHMS), default="auto")
     gr.add_argument("--time-limit", type=float, default=20.0)
     gr.add_argument("--problems", help="comma-separated numbers, or 'first-per-cell' (1,6,...,96)")
     gr.set_defaults(func=cmd_grid)
 
     be = sub.add_parser("bench", help="held-out 80/20 benchmark on the real training sets against AALpy's EDSM")
     be.add_argument("--dir", type=Path, default=REAL_DATA)
-    be.add_argument("--algo", choices=["rpni", "edsm", "sat"], default="edsm")
+    be.add_argument("--algo", choices=list(ALGORITHMS), default="auto")
     be.add_argument("--time-limit", type=float, default=20.0)
     be.add_argument("--aalpy-timeout", type=float, default=150.0, help="seconds per problem for AALpy")
     be.add_argument("--problems", help="comma-separated numbers (default 1,6,...,96)")

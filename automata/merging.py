@@ -287,9 +287,18 @@ def edsm_steps(h: Hypothesis, min_score: int = 0, stop=None, max_red: int = 200,
                     cache.pop(key, None)
 
 
+class TimeUp(Exception):
+    """A learner ran past its deadline."""
+
+
 def edsm(apta: APTA, min_score: int = 0, unlabelled_accepts: bool = False, sinks: bool = False,
-         dead_conflict: bool = False, alive_weight: int = 0, set_min: int = 0, max_blues: int = 0) -> MergeResult:
+         dead_conflict: bool = False, alive_weight: int = 0, set_min: int = 0, max_blues: int = 0,
+         deadline: float | None = None) -> MergeResult:
+    """Blue-Fringe EDSM to the end; with a deadline (a time.perf_counter() value) it raises TimeUp past it."""
     t0 = time.perf_counter()
     h = Hypothesis(apta, sinks=sinks, dead_conflict=dead_conflict, alive_weight=alive_weight, set_min=set_min)
-    edsm_steps(h, min_score=min_score, max_blues=max_blues)
+    stop = None if deadline is None else (lambda _h: time.perf_counter() > deadline)
+    edsm_steps(h, min_score=min_score, max_blues=max_blues, stop=stop)
+    if deadline is not None and h.blues():
+        raise TimeUp
     return MergeResult(h.to_dfa(unlabelled_accepts), "edsm", h.merges, time.perf_counter() - t0)

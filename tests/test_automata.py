@@ -14,10 +14,12 @@ from automata.dfa import DFA
 from automata.generator import make_problem, random_walk, target_machine
 from automata.grid import Cell, cell_of_problem
 from automata.learn import learn
-from automata.merging import Hypothesis, edsm, rpni
+from automata.learn import VARIANTS, cross_validate
+from automata.merging import Hypothesis, TimeUp, edsm, rpni
 from automata.samples import (ContradictionError, FormatError, Sample, format_abbadingo, format_stamina,
                               parse_abbadingo, parse_stamina, read_sample, split_distinct)
 from automata.sat import colour
+from automata.vote import Vote, load_model, model_from_text
 
 DATA = Path(__file__).resolve().parent.parent / ".data" / "stamina" / "training-abbadingo"
 
@@ -187,12 +189,68 @@ def test_sat_finds_minimum_consistent_dfa(name, size):
     assert isinstance(got, DFA) and got.equivalent(target)
 
 
-@pytest.mark.parametrize("algo", ["rpni", "edsm", "sat"])
+@pytest.mark.parametrize("algo", ["rpni", "edsm", "sat", "auto"])
 def test_learn_entry_point_is_consistent_with_training(algo):
     target = TARGETS["zeros-mod-3"]
     s = complete_sample(target, 5)
     got = learn(s, algo=algo, time_limit=10).dfa
     assert list(got.classify(list(s.words))) == list(s.labels)
+
+
+def test_edsm_deadline_raises_time_up():
+    apta = APTA.build(complete_sample(TARGETS["zeros-mod-3"], 6))
+    with pytest.raises(TimeUp):
+        edsm(apta, deadline=time.perf_counter() - 1)
+    assert edsm(apta, deadline=time.perf_counter() + 60).dfa.equivalent(TARGETS["zeros-mod-3"])
+
+
+def test_cross_validation_scores_variants_in_order_and_respects_budget():
+    p = make_problem(3, 5, 25.0)
+    got, folds = cross_validate(p.training, folds=3, budget=60)
+    assert folds == 3 and [n for n, _, _ in got] == [n for n, _ in VARIANTS][:len(got)] and len(got) >= 1
+    assert all(0.0 <= s <= 1.0 and secs >= 0 for _, s, secs in got)
+    none, _ = cross_validate(p.training, folds=3, budget=0.0)
+    assert none == []
+
+
+def test_auto_learner_beats_chance_on_a_sparse_generated_problem():
+    from automata.score import bcr
+    p = make_problem(11, 10, 25.0)
+    res = learn(p.training, algo="auto")
+    assert res.algorithm == "auto" and "cv" in res.note
+    assert bcr(list(p.test.labels), res.dfa.classify(list(p.test.words))) >= 0.7
+
+
+# ---- vote models --------------------------------------------------------------------------------------------
+def test_vote_is_a_majority_and_round_trips(tmp_path):
+    members = [TARGETS["even-zeros"], TARGETS["ends-in-1"], TARGETS["zeros-mod-3"]]
+    v = Vote(members)
+    words = [w for n in range(5) for w in itertools.product(range(2), repeat=n)]
+    want = [sum(m.accepts(w) for m in members) >= 2 for w in words]
+    assert list(v.classify(words)) == want and v.accepts(words[3]) == want[3]
+    v.save(tmp_path / "v.model")
+    back = load_model(tmp_path / "v.model")
+    assert isinstance(back, Vote) and list(back.classify(words)) == want
+    assert isinstance(load_model_text := model_from_text(TARGETS["even-zeros"].to_text()), DFA)
+    assert load_model_text.equivalent(TARGETS["even-zeros"])
+
+
+def test_vote_file_errors_name_the_line():
+    text = "vote 2\n" + TARGETS["even-zeros"].to_text()
+    with pytest.raises(FormatError, match="announces 2 machines but the file has 1"):
+        model_from_text(text, "v.model")
+    bad = "vote 1\n" + TARGETS["even-zeros"].to_text().replace("0 0 1", "0 0 7")
+    with pytest.raises(FormatError, match=r"v.model:\d+: state or symbol out of range"):
+        model_from_text(bad, "v.model")
+
+
+def test_cli_labels_with_a_vote_model(tmp_path, capsys):
+    members = [TARGETS["even-zeros"], TARGETS["ends-in-1"], TARGETS["zeros-mod-3"]]
+    Vote(members).save(tmp_path / "v.model")
+    (tmp_path / "t.txt").write_text("? 0 0\n? 1\n? 0 1\n")
+    assert main(["label", str(tmp_path / "v.model"), str(tmp_path / "t.txt")]) == 0
+    want = "".join("1" if sum(m.accepts(w) for m in members) >= 2 else "0" for w in [(0, 0), (1,), (0, 1)])
+    assert capsys.readouterr().out.strip() == want
 
 
 # ---- grid and generator ------------------------------------------------------------------------------------
