@@ -141,13 +141,19 @@ def main(argv=None) -> int:
     sys.stderr.flush()
     # forked after loading: the workers share the model's pages
     results = map(_rank_one, files) if args.workers <= 1 else ordered_map(_rank_one, files, args.workers)
-    for line, note in results:
-        if note:
-            print(f"rank: {'warning' if line is not None else 'error'}: {note}", file=sys.stderr)
-        if line:   # None: unreadable; '': --explain found nothing
-            out.write(line)
-            out.write("\n")
-    out.flush()
+    try:
+        for line, note in results:
+            if note:
+                print(f"rank: {'warning' if line is not None else 'error'}: {note}", file=sys.stderr)
+            if line:   # None: unreadable; '': --explain found nothing
+                out.write(line)
+                out.write("\n")
+        out.flush()
+    except BrokenPipeError:   # the reader (e.g. `head`) closed the pipe: not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), out.fileno())
+    finally:
+        if hasattr(results, "close"):
+            results.close()   # stops the workers if we stopped early
     return status
 
 

@@ -189,3 +189,20 @@ def test_ordered_map_reports_a_worker_failure():
     from ranker.parallel import WorkerError, ordered_map
     with pytest.raises(WorkerError, match="negative"):
         list(ordered_map(_square_or_fail, [1, 2, 3, -4, 5, 6], 2))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_rank_stops_quietly_when_the_reader_closes_the_pipe(tiny_model, tmp_path, workers):
+    import subprocess
+    from conftest import ROOT
+    body = TINY_JAVA["A.java"].split("{", 1)[1].rsplit("}", 1)[0]
+    for i in range(3):   # rankings of about 100 KB each: more than a pipe holds
+        (tmp_path / f"{i}.java").write_text("class A {" + body * 150 + "}\n")
+    proc = subprocess.Popen([str(ROOT / "bin" / "rank"), "--model", str(tiny_model), "--workers", workers,
+                             str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.read(100)
+    proc.stdout.close()   # as `bin/rank ... | head -c 100` does
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 0
+    assert "Traceback" not in err and "Error" not in err
