@@ -146,9 +146,9 @@ class Mixture {
   static uint64_t Mix(uint64_t h, uint64_t x) { return (h ^ x) * 0x9E3779B97F4A7C15ULL; }
 
   // The effect of changing one symbol: the score differences from the change until the state rejoins the
-  // observed stream's (or the stream ends). It depends only on the new word and the symbols from order-1
-  // before it to order-1 after it, so like changes in like contexts (a file repeats its lines' shapes)
-  // are rescored once per file, and repeats replay the differences in the same order: the same sum.
+  // observed stream's (or the stream ends). It depends only on the new word, the words of the state before
+  // it and the order-1 symbols after it, so like changes in like contexts (a file repeats its lines'
+  // shapes) are rescored once per file, and repeats replay the differences in the same order: the same sum.
   struct Segment {
     int64_t k, kk, lo, hi;       // the change(s), and the window [lo, hi) the effect depends on
     WordIndex w[kMaxModels], w2[kMaxModels];
@@ -169,8 +169,11 @@ class Mixture {
     // The effect of changing symbol k to w (and, when kk >= 0, symbol kk to w2 on the way).
     const Segment &Get(int64_t k, const WordIndex *w, int64_t kk = -1, const WordIndex *w2 = nullptr) {
       const size_t m = mixture_.models_.size();
-      Segment probe{k, kk, std::max<int64_t>(0, k - reach_), std::min(end_, (kk >= 0 ? kk : k) + reach_ + 1),
-                    {0, 0}, {0, 0}, 0, 0, 0};
+      // Before k, only the words of the observed state there matter (KenLM keeps the longest suffix of
+      // the history that a longer n-gram could extend, a function of those words alone).
+      int64_t context = 0;
+      for (size_t j = 0; j < m; ++j) context = std::max<int64_t>(context, scored_.states[j][k].length);
+      Segment probe{k, kk, k - context, std::min(end_, (kk >= 0 ? kk : k) + reach_ + 1), {0, 0}, {0, 0}, 0, 0, 0};
       for (size_t j = 0; j < m; ++j) {
         probe.w[j] = w[j];
         if (kk >= 0) probe.w2[j] = w2[j];
