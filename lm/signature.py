@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import platform
-from importlib import metadata
 from pathlib import Path
 
 UNNATURAL_VERSION = "0.1.0"
@@ -10,6 +9,8 @@ KENLM_VERSION = "0.3.0"  # the PyPI source package lmplz/build_binary and the mo
 
 
 def versions() -> dict[str, str]:
+    from importlib import metadata   # here, not at the top: importing it is a sixth of bin/rank's start-up
+
     def v(dist):
         try:
             return metadata.version(dist)
@@ -27,7 +28,7 @@ def corpus_label(signature: dict) -> str:
 
 def model_signature(signature: dict) -> str:
     """One line, sacrebleu style: order:7|scheme:kind|corpus:Dataset1+...(N files)|versions."""
-    ver = signature.get("versions", versions())
+    ver = signature.get("versions") or versions()
     return (f"order:{signature.get('order', '?')}|scheme:{signature.get('scheme', '?')}"
             f"|corpus:{corpus_label(signature)}|tokens:{signature.get('tokens', '?')}"
             f"|kenlm:{ver.get('kenlm')}|tree-sitter-java:{ver.get('tree-sitter-java')}"
