@@ -7,7 +7,7 @@ from pathlib import Path
 
 from .learn import ALGORITHMS
 from .samples import ContradictionError, FormatError
-from .vote import load_model
+from .vote import Vote, load_model
 
 REAL_DATA = Path(__file__).resolve().parent.parent / ".data" / "stamina" / "training-abbadingo"
 ACCEPTANCE_PROBLEMS = list(range(1, 101, 5))
@@ -55,7 +55,9 @@ def cmd_learn(args) -> int:
     if args.png:
         extra.append(f"png {args.png}" if res.dfa.render_png(args.png) else "no png (graphviz 'dot' not installed)")
     note = f" ({res.note})" if res.note else ""
-    print(f"{res.algorithm}: {res.dfa.n_states} states, {res.dfa.n_transitions} transitions in "
+    size = (f"a vote of {len(res.dfa.members)} machines of {'/'.join(str(m.n_states) for m in res.dfa.members)} "
+            f"states" if isinstance(res.dfa, Vote) else f"{res.dfa.n_states} states, {res.dfa.n_transitions} transitions")
+    print(f"{res.algorithm}: {size} in "
           f"{res.seconds:.1f} s{note} -> {args.output}" + ("; " + ", ".join(extra) if extra else ""))
     return 0
 

@@ -244,6 +244,17 @@ def test_vote_file_errors_name_the_line():
         model_from_text(bad, "v.model")
 
 
+def test_cli_learn_default_auto_then_label(tmp_path, capsys):
+    target = TARGETS["zeros-mod-3"]
+    s = complete_sample(target, 6)
+    (tmp_path / "train.txt").write_text(format_abbadingo(s))
+    assert main(["learn", str(tmp_path / "train.txt"), "-o", str(tmp_path / "m.model")]) == 0
+    assert capsys.readouterr().out.startswith("auto: ")
+    (tmp_path / "test.txt").write_text(format_stamina(Sample(2, s.words, (None,) * len(s))))
+    assert main(["label", str(tmp_path / "m.model"), str(tmp_path / "test.txt")]) == 0
+    assert capsys.readouterr().out.strip() == "".join("1" if lab else "0" for lab in s.labels)
+
+
 def test_cli_labels_with_a_vote_model(tmp_path, capsys):
     members = [TARGETS["even-zeros"], TARGETS["ends-in-1"], TARGETS["zeros-mod-3"]]
     Vote(members).save(tmp_path / "v.model")
