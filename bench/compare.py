@@ -37,6 +37,7 @@ from lm.signature import versions
 from lm.sources import SourceError, shape_of
 from parsing.schemes import SCHEMES, UnknownScheme, get_scheme
 
+from .speed import load_note
 from .rankcmd import RankCommand, RankerError, python, rank_command
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -421,8 +422,7 @@ def main(argv=None) -> int:
     sig = signature_line(metas, ev, orders, schemes, args.workers, ranker.label)
     note = (f"Evaluated on the first {len(ev.files)} of {ev.total} tasks of {ev.folder} (--eval-limit).\n"
             if len(ev.files) != ev.total else "")
-    note += (f"Machine load (1-minute load average) {load_before:.1f} at the start, {os.getloadavg()[0]:.1f} at the "
-             f"end, on {os.cpu_count()} cores: above the core count, the times are inflated by other work.\n")
+    note += load_note(load_before, os.getloadavg()[0]) + "\n"
     table = write_reports(rows, args.out, sig, note)
     print(table)
     print("\n" + note.strip())

@@ -275,6 +275,13 @@ def targets(rows: list[Row], validation: str) -> list[tuple[str, str, str]]:
     return out
 
 
+def load_note(before: float, after: float) -> str:
+    cores = os.cpu_count() or 1
+    busy = ("above the core count: other work shared the CPU, and every time here is inflated by it"
+            if max(before, after) > cores else "below the core count: nothing else held a core for long")
+    return f"Machine load (1-minute load average) {before:.1f} at the start and {after:.1f} at the end, on {cores} cores: {busy}."
+
+
 def signature_line(model: Path, sets: list[tuple[str, Path]], seed: int,
                    ranker: str = "worktree") -> str:
     sig = read_signature(model)
@@ -340,9 +347,7 @@ def main(argv=None) -> int:
     notes = (f"Start-up (bin/rank on no file, best of 3; subtracted for the net ms/1000 chars): {start}.\n"
              "Floor: `python -m bench.floor` loop time (read, tree-sitter parse, cursor walk over every leaf), "
              "one process.\n"
-             f"Machine load (1-minute load average) {load_before:.1f} at the start and {os.getloadavg()[0]:.1f} at "
-             f"the end, on {os.cpu_count()} cores: above the core count, other work shared the CPU and every time "
-             "here is inflated by it.")
+             + load_note(load_before, os.getloadavg()[0]))
     sig = signature_line(args.model, sets, args.seed, ranker.label)
     report = f"{table}\n\n{goal}\n\n{notes}\n\n{sig}\n"
     (args.out / "bench.md").write_text(report)
