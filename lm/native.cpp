@@ -4,7 +4,8 @@
 // Python, the call overhead was several times the lookups themselves. Here a file's symbol stream is
 // scored once (keeping the KenLM state before every symbol), then every repair of a batch is rescored
 // in one call: from the state before the changed symbol until the state after a symbol equals the
-// unrepaired stream's state, since from there on every score is the same.
+// unrepaired stream's state, since from there on every score is the same. Like changes in like contexts
+// are rescored once per file (Segments, below).
 //
 // A Mixture is one model, or a general model interpolated with a project model:
 // P = (1 - w) P_general + w P_project, each model keeping its own state. Scores are log10.
@@ -15,8 +16,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <memory>
 #include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,6 @@ using lm::ngram::State;
 namespace {
 
 constexpr int kMaxModels = 2;
-
 
 // The stream's states and scores: states[k] is the context symbol k was scored in, one more at the end.
 struct Scored {
@@ -108,6 +108,7 @@ class Mixture {
     if (K2.shape(0) != count || W1.shape(0) != count || W2.shape(0) != count ||
         static_cast<size_t>(W1.shape(1)) != m || static_cast<size_t>(W2.shape(1)) != m)
       throw std::invalid_argument("rescore: arrays of one length, one id column per model");
+    if (scored.models != static_cast<int>(m)) throw std::invalid_argument("rescore: scored by another mixture");
     const int64_t end = static_cast<int64_t>(scored.scores.size());
     for (ssize_t r = 0; r < count; ++r)
       if (K1(r) < 0 || K1(r) >= end || K2(r) >= end || (K2(r) >= 0 && K2(r) <= K1(r)))
@@ -125,7 +126,7 @@ class Mixture {
         const Segment &one = segments.Get(k, a);
         F(r) = one.first;
         double d = 0;
-        if (kk < 0 || k + one.length <= kk) {
+        if (kk < 0 || k + static_cast<int64_t>(one.length) <= kk) {
           // the second change (if any) comes after the first one's effect has ended
           for (size_t t = 0; t < one.length; ++t) d += segments.terms[one.terms + t];
           if (kk >= 0) {
