@@ -10,7 +10,7 @@ import sys
 from typing import Sequence, TextIO
 
 from evaluation import codrep2018, codrep2019, fim, plur, registry, stamina
-from evaluation.common import InputError, signature
+from evaluation.common import InputError, read_text, signature
 
 PROG = "evaluate"
 EXIT_ERROR = 2
@@ -23,13 +23,7 @@ def _read_text(path: str) -> tuple[str, str]:
             return sys.stdin.read(), "<stdin>"
         except UnicodeDecodeError as error:
             raise InputError(f"<stdin>: not UTF-8 ({error.reason} at byte {error.start})") from None
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read(), path
-    except OSError as error:
-        raise InputError(f"{path}: cannot read ({error.strerror})") from None
-    except UnicodeDecodeError as error:
-        raise InputError(f"{path}: not UTF-8 ({error.reason} at byte {error.start})") from None
+    return read_text(path), path
 
 
 def _dataset_folders(option: str | None) -> list[str] | None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping
 
 from evaluation.codrep2019 import normalize_path
-from evaluation.common import InputError, safe_ratio
+from evaluation.common import InputError, read_text, safe_ratio
 
 TASKS = "Tasks"
 SOLUTIONS = "Solutions"
@@ -46,13 +46,7 @@ def read_solutions(dataset: str) -> dict[str, int]:
         if not _TASK_NAME.match(name):
             continue
         solution_path = os.path.join(dataset, SOLUTIONS, name)
-        try:
-            with open(solution_path, encoding="utf-8") as solution:
-                text = solution.read()
-        except OSError as error:
-            raise InputError(f"{solution_path}: cannot read the solution ({error.strerror})") from None
-        except UnicodeDecodeError as error:
-            raise InputError(f"{solution_path}: not UTF-8 ({error.reason} at byte {error.start})") from None
+        text = read_text(solution_path, "the solution")
         try:
             solutions[normalize_path(os.path.join(tasks_folder, name))] = int(text.strip())
         except ValueError:

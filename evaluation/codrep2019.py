@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
-from evaluation.common import InputError, safe_ratio
+from evaluation.common import InputError, read_text, safe_ratio
 
 ANSWERS_FILE = "out.txt"
 DEFAULT_KS = (1, 5, 10)
@@ -62,13 +62,7 @@ def task_files(folder: str) -> dict[int, str]:
 def read_answers(folder: str) -> dict[str, int]:
     """Answers of every task of `folder`: absolute path of `N.txt` -> its offset (line N+1 of out.txt)."""
     out_path = os.path.join(folder, ANSWERS_FILE)
-    try:
-        with open(out_path, encoding="utf-8") as out:
-            lines = out.read().splitlines()
-    except OSError as error:
-        raise InputError(f"{out_path}: cannot read the answers ({error.strerror})") from None
-    except UnicodeDecodeError as error:
-        raise InputError(f"{out_path}: not UTF-8 ({error.reason} at byte {error.start})") from None
+    lines = read_text(out_path, "the answers").splitlines()
     answers = {}
     for number, path in sorted(task_files(folder).items()):
         if number >= len(lines):

@@ -1,4 +1,4 @@
-"""What every metric family shares: the input error, the version, and the signature line."""
+"""What every metric family shares: the input error, reading a file, the version, and the signature line."""
 from __future__ import annotations
 
 import functools
@@ -10,6 +10,17 @@ from typing import Iterable
 
 class InputError(ValueError):
     """Bad input (file, line or value); its message is one line that names where the problem is."""
+
+
+def read_text(path: str, what: str = "", newline: str | None = None) -> str:
+    """A UTF-8 file's text, or an InputError naming it: `cannot read[ what] (why)` or `not UTF-8`."""
+    try:
+        with open(path, encoding="utf-8", newline=newline) as f:
+            return f.read()
+    except OSError as error:
+        raise InputError(f"{path}: cannot read{' ' + what if what else ''} ({error.strerror})") from None
+    except UnicodeDecodeError as error:
+        raise InputError(f"{path}: not UTF-8 ({error.reason} at byte {error.start})") from None
 
 
 @functools.cache

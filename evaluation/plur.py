@@ -44,7 +44,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from evaluation.common import InputError, safe_ratio
+from evaluation.common import InputError, read_text, safe_ratio
 
 OOV = "<OOV>"
 PAD = "<pad>"
@@ -81,13 +81,7 @@ def read_examples(prediction_file: str, target_file: str, top_n: int = 1) -> Plu
 
 
 def _read_lines(path: str) -> list[str]:
-    try:
-        with open(path, encoding="utf-8", newline="") as f:
-            text = f.read()
-    except OSError as error:
-        raise InputError(f"{path}: cannot read ({error.strerror})") from None
-    except UnicodeDecodeError as error:
-        raise InputError(f"{path}: not UTF-8 ({error.reason} at byte {error.start})") from None
+    text = read_text(path, newline="")
     # Only newlines end lines: a tab or other control character is content (tabs separate the beams).
     lines = text.split("\n")
     if lines and lines[-1] == "":
