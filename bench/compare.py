@@ -37,7 +37,7 @@ from lm.signature import versions
 from lm.sources import SourceError, shape_of
 from parsing.schemes import SCHEMES, UnknownScheme, get_scheme
 
-from .speed import load_note
+from . import report
 from .rankcmd import RankCommand, RankerError, python, rank_command
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -327,19 +327,11 @@ COLUMNS = [("scheme", "scheme", "{}"), ("order", "order", "{}"), ("mrr", "MRR", 
 
 
 def markdown_table(rows: list[Row]) -> str:
-    head = "| " + " | ".join(h for _, h, _ in COLUMNS) + " |"
-    rule = "|" + "|".join("---" if f == "scheme" else "---:" for f, _, _ in COLUMNS) + "|"
-    body = ["| " + " | ".join(fmt.format(getattr(r, f)) for f, _, fmt in COLUMNS) + " |" for r in rows]
-    return "\n".join([head, rule, *body])
+    return report.markdown_table(rows, COLUMNS)
 
 
 def write_csv(rows: list[Row], path: Path) -> None:
-    with open(path, "w", newline="") as fh:
-        w = csv.writer(fh)
-        names = [f.name for f in fields(Row)]
-        w.writerow(names)
-        for r in rows:
-            w.writerow([round(v, 6) if isinstance(v, float) else v for v in (getattr(r, n) for n in names)])
+    report.write_csv(rows, Row, path)
 
 
 def plot(rows: list[Row], path: Path, title: str) -> None:
@@ -422,7 +414,7 @@ def main(argv=None) -> int:
     sig = signature_line(metas, ev, orders, schemes, args.workers, ranker.label)
     note = (f"Evaluated on the first {len(ev.files)} of {ev.total} tasks of {ev.folder} (--eval-limit).\n"
             if len(ev.files) != ev.total else "")
-    note += load_note(load_before, os.getloadavg()[0]) + "\n"
+    note += report.load_note(load_before, os.getloadavg()[0]) + "\n"
     table = write_reports(rows, args.out, sig, note)
     print(table)
     print("\n" + note.strip())

@@ -12,14 +12,13 @@ bench.md and bench.csv into --out. No number here is asserted by a test.
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 
 from tqdm import tqdm
@@ -27,6 +26,7 @@ from tqdm import tqdm
 from lm.model import read_signature
 from lm.signature import model_signature, versions
 
+from . import report
 from .rankcmd import RankCommand, RankerError, rank_command
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -243,10 +243,7 @@ COLUMNS = [("set", "set", "{}"), ("files", "files", "{}"), ("chars", "chars", "{
 
 
 def markdown_table(rows: list[Row]) -> str:
-    head = "| " + " | ".join(h for _, h, _ in COLUMNS) + " |"
-    rule = "|" + "|".join("---" if f == "set" else "---:" for f, _, _ in COLUMNS) + "|"
-    body = ["| " + " | ".join(fmt.format(getattr(r, f)) for f, _, fmt in COLUMNS) + " |" for r in rows]
-    return "\n".join([head, rule, *body])
+    return report.markdown_table(rows, COLUMNS)
 
 
 def targets(rows: list[Row], validation: str) -> list[tuple[str, str, str]]:
@@ -275,13 +272,6 @@ def targets(rows: list[Row], validation: str) -> list[tuple[str, str, str]]:
     return out
 
 
-def load_note(before: float, after: float) -> str:
-    cores = os.cpu_count() or 1
-    busy = ("above the core count: other work shared the CPU, and every time here is inflated by it"
-            if max(before, after) > cores else "below the core count: nothing else held a core for long")
-    return f"Machine load (1-minute load average) {before:.1f} at the start and {after:.1f} at the end, on {cores} cores: {busy}."
-
-
 def signature_line(model: Path, sets: list[tuple[str, Path]], seed: int,
                    ranker: str = "worktree") -> str:
     sig = read_signature(model)
@@ -293,12 +283,7 @@ def signature_line(model: Path, sets: list[tuple[str, Path]], seed: int,
 
 
 def write_csv(rows: list[Row], path: Path) -> None:
-    names = [f.name for f in fields(Row)]
-    with open(path, "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(names)
-        for r in rows:
-            w.writerow([round(v, 6) if isinstance(v, float) else v for v in (getattr(r, n) for n in names)])
+    report.write_csv(rows, Row, path)
 
 
 def main(argv=None) -> int:
@@ -347,12 +332,12 @@ def main(argv=None) -> int:
     notes = (f"Start-up (bin/rank on no file, best of 3; subtracted for the net ms/1000 chars): {start}.\n"
              "Floor: `python -m bench.floor` loop time (read, tree-sitter parse, cursor walk over every leaf), "
              "one process.\n"
-             + load_note(load_before, os.getloadavg()[0]))
+             + report.load_note(load_before, os.getloadavg()[0]))
     sig = signature_line(args.model, sets, args.seed, ranker.label)
-    report = f"{table}\n\n{goal}\n\n{notes}\n\n{sig}\n"
-    (args.out / "bench.md").write_text(report)
+    page = f"{table}\n\n{goal}\n\n{notes}\n\n{sig}\n"
+    (args.out / "bench.md").write_text(page)
     write_csv(rows, args.out / "bench.csv")
-    print(report, end="")
+    print(page, end="")
     print(f"wrote {args.out / 'bench.md'}, {args.out / 'bench.csv'}", file=sys.stderr)
     return 0
 
