@@ -14,7 +14,6 @@ import argparse
 import csv
 import hashlib
 import json
-import math
 import multiprocessing
 import os
 import resource
@@ -22,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 from tqdm import tqdm

@@ -10,7 +10,7 @@ import json
 import sys
 from pathlib import Path
 
-from .codrep2019 import parse_predictions, score_rankings
+from .codrep2019 import parse_predictions
 from .common import InputError
 from .errors import by_context, by_kind, by_tokens, group_failures, outcomes, repair_exactness
 
