@@ -60,3 +60,12 @@ def run_rank(argv):
     with redirect_stdout(out), redirect_stderr(err):
         code = rank_main(argv)
     return code, out.getvalue(), err.getvalue()
+
+
+def run_evaluate(argv, stdin_text, monkeypatch, capsys):
+    """bin/evaluate in-process with `stdin_text` as standard input: (exit status, stdout, stderr)."""
+    from evaluation import cli
+    monkeypatch.setattr("sys.stdin", io.StringIO(stdin_text))
+    status = cli.main(argv)
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err

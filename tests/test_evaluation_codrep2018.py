@@ -1,12 +1,13 @@
 """CodRep 2018 line error: loss, program length, parsing, range checks and the CLI, on tiny datasets."""
-import io
 import math
 from pathlib import Path
 
 import pytest
 
-from evaluation import cli, codrep2018
+from evaluation import codrep2018
 from evaluation.common import InputError
+
+from conftest import run_evaluate as run
 
 DATA = Path(__file__).resolve().parent.parent / ".data" / "codrep2018"
 
@@ -21,13 +22,6 @@ def make_dataset(root: Path, name: str, programs: list[tuple[int, int]]) -> Path
         (dataset / "Tasks" / f"{number}.txt").write_text(f"int replaced;\n\n{program}")
         (dataset / "Solutions" / f"{number}.txt").write_text(f"{solution}")
     return dataset
-
-
-def run(argv, stdin_text, monkeypatch, capsys):
-    monkeypatch.setattr("sys.stdin", io.StringIO(stdin_text))
-    status = cli.main(argv)
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
 
 
 @pytest.mark.parametrize(

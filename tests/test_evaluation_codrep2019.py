@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 from evaluation import cli, codrep2019
 from evaluation.common import InputError, version
 
+from conftest import run_evaluate as run
+
 DATA = Path(__file__).resolve().parent.parent / ".data" / "codrep2019"
 
 
@@ -20,13 +22,6 @@ def make_folder(root: Path, name: str, answers: list[int]) -> Path:
         (folder / f"{number}.txt").write_text("class A {}\n")
     (folder / "out.txt").write_text("".join(f"{answer}\n" for answer in answers))
     return folder
-
-
-def run(argv, stdin_text, monkeypatch, capsys):
-    monkeypatch.setattr("sys.stdin", io.StringIO(stdin_text))
-    status = cli.main(argv)
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
 
 
 @pytest.mark.parametrize(
