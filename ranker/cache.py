@@ -40,18 +40,14 @@ def symbol_ids(symbols) -> np.ndarray:
     ids = list(map(_symbols.get, symbols))
     if None in ids:
         ids = list(map(_intern, symbols))
-    return np.asarray(ids, dtype=np.int64).reshape(len(ids))
-
-
-def gap_context(symbols: list[str], k: int) -> tuple[str, str]:
-    """(token before, token after) of the gap symbol at index k. Coarser contexts (only one side) were
-    tried and hurt: they override the n-gram model's context-specific prediction."""
-    return (symbols[k - 1] if k else "<s>", symbols[k + 1] if k + 1 < len(symbols) else "</s>")
+    return np.asarray(ids, dtype=np.int64)
 
 
 def contexts(ids: np.ndarray, wide: bool) -> list[np.ndarray]:
-    """For each gap of a stream (`ids`: its 2n+1 symbol ids), its context id at each level: narrow
-    (gap_context, packed), and when `wide` the REACH token symbols on each side (interned)."""
+    """For each gap of a stream (`ids`: its 2n+1 symbol ids), its context id at each level: narrow (the
+    token before and the token after, '<s>' and '</s>' at the ends; packed), and when `wide` the REACH
+    token symbols on each side (interned). Coarser contexts (only one side) were tried and hurt: they
+    override the n-gram model's context-specific prediction."""
     tokens = ids[1::2]
     before = np.concatenate(([BOS], tokens))
     after = np.concatenate((tokens, [EOS]))

@@ -89,10 +89,10 @@ class RepairPlans:
             "where": np.array([where for _, where in edits], dtype=np.int8),
             "w1": self._ids(symbols), "second": np.array([s is not None for s in seconds], dtype=bool),
             "w2": self._ids([s or "</s>" for s in seconds]),
-            "repaired": np.array([repaired for repaired, _ in edits] + [None], dtype=object)[:-1],
+            "repaired": np.array([repaired for repaired, _ in edits], dtype=object),
             "symbol": symbol_ids(symbols)})
         self._rows += len(edits)
-        return len(self._index)
+        return len(self._index)   # the new plan's id (the caller files its key under it)
 
     def table(self) -> PlanTable:
         """The columns as numpy arrays, extended by the plans added since the last call."""

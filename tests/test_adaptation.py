@@ -7,7 +7,7 @@ import pytest
 from lm.model import LanguageModel
 from parsing.java import tokenize
 from parsing.schemes import get_scheme
-from ranker.cache import GapCache, gap_context, symbol_ids
+from ranker.cache import GapCache, symbol_ids
 from ranker.explain import line_col, show_gap
 from ranker.folder import folder_style
 from ranker.score import Scorer, score_stream
@@ -26,7 +26,7 @@ def test_cache_leaves_the_observed_gap_out():
     text = "class A { void g() { f( x ); f( x ); f( x ); f(x); } }"
     s = syms(text)
     cache = GapCache(s)
-    gaps = [k // 2 for k in range(0, len(s), 2) if gap_context(s, k) == ("(", "ID")]
+    gaps = [k // 2 for k in range(2, len(s) - 1, 2) if (s[k - 1], s[k + 1]) == ("(", "ID")]
     assert len(gaps) == 4
     lm_p = math.log10(0.01)
     odd, usual = gaps[-1], gaps[0]
