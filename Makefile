@@ -12,7 +12,7 @@ help:
 	@echo "make setup | test | quick | demo | bench | compare-orders | stamina-bench | data | lossless"
 
 EXT := $(shell python3 -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
-NATIVE := lm/_native$(EXT) ranker/_native$(EXT) parsing/_native$(EXT)
+NATIVE := lm/_native$(EXT) ranker/_native$(EXT) parsing/_native$(EXT) automata/_native$(EXT)
 CXX_MODULE := g++ -O3 -DNDEBUG -std=c++17 -shared -fPIC -fvisibility=hidden
 
 setup: .tools/debs.stamp .venv/.installed $(LMPLZ) .venv/.kenlm $(NATIVE) corpora/jdk17-src.zip
@@ -54,6 +54,10 @@ lm/_native$(EXT): lm/native.cpp $(LMPLZ) | .venv/.installed
 	  .tools/kenlm-build/lib/libkenlm.a .tools/kenlm-build/lib/libkenlm_util.a -lz -lbz2 -llzma -lrt -o $@
 
 ranker/_native$(EXT): ranker/native.cpp | .venv/.installed
+	$(CXX_MODULE) $$($(PY) -m pybind11 --includes) $< -o $@
+
+# The StaMinA learner's state merging (automata/merging.py's EDSM, step for step).
+automata/_native$(EXT): automata/native.cpp | .venv/.installed
 	$(CXX_MODULE) $$($(PY) -m pybind11 --includes) $< -o $@
 
 # tree-sitter's C runtime from its PyPI source package, the version the installed binding has.

@@ -288,17 +288,40 @@ def edsm_steps(h: Hypothesis, min_score: int = 0, stop=None, max_red: int = 200,
 
 
 class TimeUp(Exception):
-    """A learner ran past its deadline."""
+    """A learner ran past its work budget."""
+
+
+def apta_edges(apta: APTA) -> np.ndarray:
+    """(node, symbol, child) rows, each node's children in the APTA's insertion order (the native learner keeps it)."""
+    rows = [(v, a, c) for v, kids in enumerate(apta.children) for a, c in kids.items()]
+    return np.array(rows, np.int32).reshape(-1, 3)
 
 
 def edsm(apta: APTA, min_score: int = 0, unlabelled_accepts: bool = False, sinks: bool = False,
          dead_conflict: bool = False, alive_weight: int = 0, set_min: int = 0, max_blues: int = 0,
-         deadline: float | None = None) -> MergeResult:
-    """Blue-Fringe EDSM to the end; with a deadline (a time.perf_counter() value) it raises TimeUp past it."""
+         max_red: int = 200, max_work: int | None = None) -> MergeResult:
+    """Blue-Fringe EDSM to the end, in C++ (automata/native.cpp: edsm_steps step for step, the same machine).
+
+    max_work bounds the folded node pairs the run may visit; past it TimeUp is raised. A count, not seconds, so
+    a budget decides the same way on any machine.
+    """
+    from . import _native  # built by make setup
+
+    t0 = time.perf_counter()
+    got = _native.edsm(apta.size, apta.alphabet, apta_edges(apta), np.asarray(apta.pos, np.int64),
+                       np.asarray(apta.neg, np.int64), min_score, sinks, dead_conflict, alive_weight, set_min,
+                       max_blues, max_red, unlabelled_accepts, -1 if max_work is None else max_work)
+    if got is None:
+        raise TimeUp
+    delta, acc, merges, _work = got
+    return MergeResult(DFA(delta, acc), "edsm", merges, time.perf_counter() - t0)
+
+
+def edsm_python(apta: APTA, min_score: int = 0, unlabelled_accepts: bool = False, sinks: bool = False,
+                dead_conflict: bool = False, alive_weight: int = 0, set_min: int = 0, max_blues: int = 0,
+                max_red: int = 200) -> MergeResult:
+    """The same run in Python (what the native learner is tested against)."""
     t0 = time.perf_counter()
     h = Hypothesis(apta, sinks=sinks, dead_conflict=dead_conflict, alive_weight=alive_weight, set_min=set_min)
-    stop = None if deadline is None else (lambda _h: time.perf_counter() > deadline)
-    edsm_steps(h, min_score=min_score, max_blues=max_blues, stop=stop)
-    if deadline is not None and h.blues():
-        raise TimeUp
+    edsm_steps(h, min_score=min_score, max_blues=max_blues, max_red=max_red)
     return MergeResult(h.to_dfa(unlabelled_accepts), "edsm", h.merges, time.perf_counter() - t0)

@@ -19,7 +19,7 @@ from pysat.solvers import Solver
 
 from .apta import APTA
 from .dfa import DFA
-from .merging import Hypothesis, MergeResult, edsm_steps
+from .merging import Hypothesis, MergeResult, edsm, edsm_steps
 
 
 def _core(h: Hypothesis) -> tuple[list[int], list[tuple[int, int, int]]]:
@@ -124,9 +124,8 @@ def dfasat(apta: APTA, time_limit: float = 30.0, core_nodes: int = 250, **edsm_o
     edsm_options = dict(edsm_options)
     hyp_options = {k: edsm_options.pop(k) for k in ("sinks", "alive_weight", "set_min", "dead_conflict")
                    if k in edsm_options}
-    full = Hypothesis(apta, **hyp_options)
-    edsm_steps(full, **edsm_options)
-    fallback = full.to_dfa()
+    full = edsm(apta, **hyp_options, **edsm_options)
+    fallback = full.dfa
     part = Hypothesis(apta, **hyp_options)
     edsm_steps(part, stop=lambda h: _core_size(h) <= core_nodes, **edsm_options)
     if not part.blues():
