@@ -27,6 +27,7 @@ class MergeResult:
     merges: int
     seconds: float
     note: str = ""
+    work: int = 0  # the native learner's count of steps (see automata/native.cpp)
 
 
 class Hypothesis:
@@ -302,7 +303,8 @@ def edsm(apta: APTA, min_score: int = 0, unlabelled_accepts: bool = False, sinks
          max_red: int = 200, max_work: int | None = None) -> MergeResult:
     """Blue-Fringe EDSM to the end, in C++ (automata/native.cpp: edsm_steps step for step, the same machine).
 
-    max_work bounds the folded node pairs the run may visit; past it TimeUp is raised. A count, not seconds, so
+    max_work bounds the steps the run may take (folded pairs, compared symbols, scores looked up); past it
+    TimeUp is raised. A count, not seconds, so
     a budget decides the same way on any machine.
     """
     from . import _native  # built by make setup
@@ -313,8 +315,8 @@ def edsm(apta: APTA, min_score: int = 0, unlabelled_accepts: bool = False, sinks
                        max_blues, max_red, unlabelled_accepts, -1 if max_work is None else max_work)
     if got is None:
         raise TimeUp
-    delta, acc, merges, _work = got
-    return MergeResult(DFA(delta, acc), "edsm", merges, time.perf_counter() - t0)
+    delta, acc, merges, work = got
+    return MergeResult(DFA(delta, acc), "edsm", merges, time.perf_counter() - t0, work=work)
 
 
 def edsm_python(apta: APTA, min_score: int = 0, unlabelled_accepts: bool = False, sinks: bool = False,

@@ -4,7 +4,8 @@
 // wall-clock budget and two runs could differ. This is the same algorithm step for step: children keep
 // Python's dict insertion order (a graft is appended, an undo pops it), ties break the same way, and the
 // score cache is dropped by the same readers, so it returns the very machine merging.edsm returns (the tests
-// compare them). Work is counted in folded pairs, so a budget can be a number rather than seconds.
+// compare them). Work is counted (folded pairs, symbols compared, scores looked up, edges scanned for blue
+// states) so that a budget can be a number rather than seconds.
 // Built by `make setup`.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -70,6 +71,7 @@ struct Hypothesis {
         if (ptb >= smin && ptr >= smin) {
           // Both walked through often enough to show every outgoing symbol: alive sets must agree.
           bool same = true;
+          work += k;
           for (int a = 0; a < k; ++a) {
             const int cb = at(b, a), cr = at(r, a);
             const bool ab = cb >= 0 && pt[cb], ar = cr >= 0 && pt[cr];
@@ -141,6 +143,7 @@ struct Hypothesis {
     std::vector<int> touched;
     auto score = [&](int r, int parent, int sym, int blue) {
       const long long key = static_cast<long long>(r) * n + blue;
+      ++work;
       auto it = cache.find(key);
       if (it != cache.end()) return it->second;
       touched.clear();
@@ -155,6 +158,7 @@ struct Hypothesis {
       if (max_work >= 0 && work > max_work) throw OutOfWork{};
       std::vector<Blue> bl = blues();
       if (bl.empty()) return;
+      work += static_cast<long long>(red.size()) * k;  // what finding the blues cost
       std::vector<Blue> considered = bl;
       if (max_blues > 0 && static_cast<int>(bl.size()) > max_blues) {
         std::stable_sort(considered.begin(), considered.end(), [&](const Blue& x, const Blue& y) {

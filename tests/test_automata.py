@@ -228,13 +228,16 @@ def test_native_edsm_is_the_python_run(seed, alphabet, sparsity, variant):
     assert np.array_equal(native.dfa.accepting, python.dfa.accepting)
 
 
-def test_cross_validation_scores_every_variant_in_order_within_the_work_budget():
+def test_cross_validation_scores_variants_in_order_within_the_work_budget():
     training = small_training(3, 5, 25.0)
     got = cross_validate(training, folds=3)
-    assert [n for n, _ in got] == [n for n, _ in VARIANTS]
-    assert all(0.0 <= s <= 1.0 for _, s in got)
+    assert [n for n, _, _ in got] == [n for n, _ in VARIANTS]
+    assert all(0.0 <= s <= 1.0 and work > 0 for _, s, work in got)
     assert cross_validate(training, folds=3) == got  # no clock involved: the same choice every run
-    assert cross_validate(training, folds=3, max_work=0) == []
+    assert cross_validate(training, folds=3, budget=0) == []
+    # Just what the first variant's folds take: the first is scored as before and the rest are left out.
+    assert cross_validate(training, folds=3, budget=got[0][2]) == got[:1]
+    assert cross_validate(training, folds=3, budget=got[0][2] + got[1][2]) == got[:2]
 
 
 def test_auto_learner_beats_chance_on_a_sparse_generated_problem():
