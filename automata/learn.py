@@ -15,8 +15,9 @@ from .vote import Vote
 
 ALGORITHMS = ("rpni", "edsm", "sat", "auto")
 
-# Variations of the StaMinA evidence settings that the 'auto' learner weighs by internal cross-validation,
-# (the first is plain 'edsm'; it wins ties).
+# Variations of the StaMinA evidence settings that the 'auto' learner weighs by internal cross-validation, in
+# the order they are scored (the first is plain 'edsm' and wins ties; when the work budget runs out, the later
+# ones are left out).
 VARIANTS: tuple[tuple[str, dict], ...] = (
     ("edsm", {}),
     ("alive3", {"alive_weight": 3}),
@@ -54,15 +55,6 @@ CV_WORK = 300_000_000
 
 def variant_options(alphabet: int, extra: dict) -> dict:
     return {**stamina_options(alphabet), **extra}
-
-
-@dataclasses.dataclass(frozen=True)
-class Selection:
-    """What the 'auto' learner measured: mean fold BCR per variant it had time for, best first."""
-
-    scores: tuple[tuple[str, float], ...]
-    chosen: tuple[str, ...]
-    folds: int
 
 
 def cross_validate(sample: Sample, folds: int = 4, seed: int = 0, budget: int = CV_WORK

@@ -304,8 +304,7 @@ def edsm(apta: APTA, min_score: int = 0, unlabelled_accepts: bool = False, sinks
     """Blue-Fringe EDSM to the end, in C++ (automata/native.cpp: edsm_steps step for step, the same machine).
 
     max_work bounds the steps the run may take (folded pairs, compared symbols, scores looked up); past it
-    TimeUp is raised. A count, not seconds, so
-    a budget decides the same way on any machine.
+    TimeUp is raised. It is a count, not seconds, so a budget decides the same way on any machine.
     """
     from . import _native  # built by make setup
 
