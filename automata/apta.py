@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
+
+import numpy as np
 
 from .samples import ContradictionError, Sample
 
@@ -19,6 +22,15 @@ class APTA:
     @property
     def size(self) -> int:
         return len(self.children)
+
+    @functools.cached_property
+    def edges(self) -> np.ndarray:
+        """(node, symbol, child) rows, each node's children in insertion order, as the native learner takes them.
+
+        Built once per APTA: cross-validation runs every variant on the same fold APTAs.
+        """
+        rows = [(v, a, c) for v, kids in enumerate(self.children) for a, c in kids.items()]
+        return np.array(rows, np.int32).reshape(-1, 3)
 
     @classmethod
     def build(cls, sample: Sample) -> "APTA":

@@ -94,15 +94,13 @@ def learn_auto(sample: Sample, top: int = 3, folds: int = 4) -> MergeResult:
     (an odd number) are learned on the whole sample and vote."""
     t0 = time.perf_counter()
     apta = APTA.build(sample)
-    if len(sample.distinct()) < 2 * folds:
-        res = edsm(apta, **stamina_options(sample.alphabet))
-        return dataclasses.replace(res, algorithm="auto", seconds=time.perf_counter() - t0, note="too few strings")
-    measured = cross_validate(sample, folds=folds)
-    ranked = sorted(measured, key=lambda m: -m[1])  # stable: ties keep VARIANTS order
+    too_few = len(sample.distinct()) < 2 * folds
+    # Stable: ties keep VARIANTS order.
+    ranked = [] if too_few else sorted(cross_validate(sample, folds=folds), key=lambda m: -m[1])
     if not ranked:
         res = edsm(apta, **stamina_options(sample.alphabet))
-        return dataclasses.replace(res, algorithm="auto", seconds=time.perf_counter() - t0,
-                                   note="no variant fit in the work budget: plain edsm")
+        note = "too few strings" if too_few else "no variant fit in the work budget: plain edsm"
+        return dataclasses.replace(res, algorithm="auto", seconds=time.perf_counter() - t0, note=note)
     extras = dict(VARIANTS)
     chosen = [name for name, _, _ in ranked[:top]]
     if len(chosen) % 2 == 0:

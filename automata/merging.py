@@ -292,12 +292,6 @@ class TimeUp(Exception):
     """A learner ran past its work budget."""
 
 
-def apta_edges(apta: APTA) -> np.ndarray:
-    """(node, symbol, child) rows, each node's children in the APTA's insertion order (the native learner keeps it)."""
-    rows = [(v, a, c) for v, kids in enumerate(apta.children) for a, c in kids.items()]
-    return np.array(rows, np.int32).reshape(-1, 3)
-
-
 def edsm(apta: APTA, min_score: int = 0, unlabelled_accepts: bool = False, sinks: bool = False,
          dead_conflict: bool = False, alive_weight: int = 0, set_min: int = 0, max_blues: int = 0,
          max_red: int = 200, max_work: int | None = None) -> MergeResult:
@@ -309,7 +303,7 @@ def edsm(apta: APTA, min_score: int = 0, unlabelled_accepts: bool = False, sinks
     from . import _native  # built by make setup
 
     t0 = time.perf_counter()
-    got = _native.edsm(apta.size, apta.alphabet, apta_edges(apta), np.asarray(apta.pos, np.int64),
+    got = _native.edsm(apta.size, apta.alphabet, apta.edges, np.asarray(apta.pos, np.int64),
                        np.asarray(apta.neg, np.int64), min_score, sinks, dead_conflict, alive_weight, set_min,
                        max_blues, max_red, unlabelled_accepts, -1 if max_work is None else max_work)
     if got is None:

@@ -121,6 +121,13 @@ struct Hypothesis {
 
   struct Blue { int parent, sym, node; };
 
+  // The nodes a test read, each once (Python's set(touched)).
+  static std::vector<int>& distinct(std::vector<int>& nodes) {
+    std::sort(nodes.begin(), nodes.end());
+    nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+    return nodes;
+  }
+
   std::vector<Blue> blues() const {
     std::vector<Blue> out;
     for (int r : red)
@@ -149,18 +156,15 @@ struct Hypothesis {
       touched.clear();
       const long s = try_merge(r, parent, sym, blue, false, &touched);
       cache.emplace(key, s);
-      std::sort(touched.begin(), touched.end());
-      touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-      for (int v : touched) readers[v].push_back(key);
+      for (int v : distinct(touched)) readers[v].push_back(key);
       return s;
     };
     while (true) {
       if (max_work >= 0 && work > max_work) throw OutOfWork{};
-      std::vector<Blue> bl = blues();
-      if (bl.empty()) return;
+      std::vector<Blue> considered = blues();
+      if (considered.empty()) return;
       work += static_cast<long long>(red.size()) * k;  // what finding the blues cost
-      std::vector<Blue> considered = bl;
-      if (max_blues > 0 && static_cast<int>(bl.size()) > max_blues) {
+      if (max_blues > 0 && static_cast<int>(considered.size()) > max_blues) {
         std::stable_sort(considered.begin(), considered.end(), [&](const Blue& x, const Blue& y) {
           const long dx = pt[x.node] + nt[x.node], dy = pt[y.node] + nt[y.node];
           if (dx != dy) return dx > dy;
@@ -192,9 +196,7 @@ struct Hypothesis {
       } else {
         touched.clear();
         try_merge(best_r, best_b.parent, best_b.sym, best_b.node, true, &touched);
-        std::sort(touched.begin(), touched.end());
-        touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-        for (int v : touched) {
+        for (int v : distinct(touched)) {
           for (long long key : readers[v]) cache.erase(key);
           readers[v].clear();
         }
