@@ -43,9 +43,9 @@ def cmd_generate(args) -> int:
 
 def cmd_learn(args) -> int:
     from .learn import learn
-    from .samples import read_sample
+    from .samples import read_training
 
-    sample = read_sample(args.train)
+    sample = read_training(args.train)
     res = learn(sample, algo=args.algo, time_limit=args.time_limit, plain=args.plain)
     res.dfa.save(args.output)
     extra = []
@@ -91,12 +91,14 @@ def cmd_grid(args) -> int:
     if not avail:
         print(f"stamina grid: no N_training.txt files in {args.dir}", file=sys.stderr)
         return 2
-    scores = run_grid(args.dir, _numbers(args.problems, avail), args.algo, args.time_limit)
+    scores, errors = run_grid(args.dir, _numbers(args.problems, avail), args.algo, args.time_limit)
+    for e in errors:
+        print(f"stamina grid: {e}; skipped", file=sys.stderr)
     for s in scores:
         print(f"problem {s.problem:>3}: alphabet {s.cell.alphabet:>2}, sparsity {s.cell.sparsity:>5g}% "
               f"BCR {s.bcr:.3f} {'solved' if s.bcr >= 0.99 else '      '} {s.states:>4} states {s.seconds:5.1f} s")
     print(grid_report(scores, f"BCR per cell ({args.algo}) for {args.dir}"))
-    return 0
+    return 2 if errors else 0
 
 
 def cmd_bench(args) -> int:

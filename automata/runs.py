@@ -11,7 +11,7 @@ from tqdm import tqdm
 from .bench import BenchRow, aalpy_edsm, load_split
 from .grid import Cell, cell_of_problem, format_grid
 from .learn import learn
-from .samples import read_sample, split_distinct
+from .samples import ContradictionError, FormatError, read_sample, read_training, split_distinct
 from .score import bcr
 
 
@@ -37,7 +37,7 @@ def problem_numbers(folder: Path) -> list[int]:
 def score_problem(folder: Path, number: int, algo: str, time_limit: float) -> ProblemScore:
     """Score on N_test.txt when it carries labels (+/-), else on a held-out 20% of the distinct training strings."""
     folder = Path(folder)
-    train = read_sample(folder / f"{number}_training.txt")
+    train = read_training(folder / f"{number}_training.txt")
     test_path = folder / f"{number}_test.txt"
     test = read_sample(test_path, alphabet=train.alphabet) if test_path.exists() else None
     if test is not None and len(test) and all(lab is not None for lab in test.labels):
@@ -52,12 +52,17 @@ def score_problem(folder: Path, number: int, algo: str, time_limit: float) -> Pr
                         res.dfa.n_states, protocol)
 
 
-def run_grid(folder: Path, numbers: Iterable[int], algo: str, time_limit: float) -> list[ProblemScore]:
+def run_grid(folder: Path, numbers: Iterable[int], algo: str, time_limit: float
+             ) -> tuple[list[ProblemScore], list[str]]:
+    """Scores of the problems that could be read, and one message per problem that could not (the run goes on)."""
     numbers = list(numbers)
-    out = []
+    out, errors = [], []
     for n in tqdm(numbers, desc=f"learning ({algo})", unit="problem"):
-        out.append(score_problem(folder, n, algo, time_limit))
-    return out
+        try:
+            out.append(score_problem(folder, n, algo, time_limit))
+        except (FormatError, ContradictionError) as e:
+            errors.append(str(e))
+    return out, errors
 
 
 def grid_report(scores: list[ProblemScore], title: str) -> str:

@@ -172,6 +172,16 @@ def read_sample(path, alphabet: int | None = None) -> Sample:
     return parse_abbadingo(text, path)
 
 
+def read_training(path) -> Sample:
+    """A training file: read_sample, and a string labelled both ways is an error that names the file."""
+    sample = read_sample(path)
+    try:
+        sample.check_consistent()
+    except ContradictionError as e:
+        raise ContradictionError(f"{path}: {e}") from None
+    return sample
+
+
 def format_abbadingo(sample: Sample) -> str:
     out = [f"{len(sample)} {sample.alphabet}"]
     for w, lab in zip(sample.words, sample.labels):

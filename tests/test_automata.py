@@ -356,7 +356,24 @@ def test_cli_contradiction_exit_2(tmp_path, capsys):
     p = tmp_path / "c.txt"
     p.write_text("+ 0 1\n- 0 1\n")
     assert main(["learn", str(p), "-o", str(tmp_path / "m.dfa")]) == 2
-    assert "labelled both" in capsys.readouterr().err
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and f"{p}: contradictory training set: '0 1' is labelled both" in err
+    assert not (tmp_path / "m.dfa").exists()
+
+
+def test_cli_grid_skips_a_bad_problem_and_scores_the_rest(tmp_path, capsys):
+    target = TARGETS["ends-in-1"]
+    (tmp_path / "1_training.txt").write_text(format_abbadingo(complete_sample(target, 6)))
+    (tmp_path / "1_test.txt").write_text(format_stamina(complete_sample(target, 8)))
+    (tmp_path / "6_training.txt").write_text("2 2\n1 2 0 1\n0 2 0 1\n")  # contradictory
+    (tmp_path / "11_training.txt").write_text("2 2\n1 2 0 9\n0 1 1\n")  # symbol outside the alphabet
+    assert main(["grid", str(tmp_path), "--algo", "edsm"]) == 2
+    captured = capsys.readouterr()
+    assert "problem   1: alphabet  2, sparsity   100% BCR 1.000 solved" in captured.out
+    errors = [ln for ln in captured.err.splitlines() if ln.startswith("stamina grid:")]
+    assert errors == [f"stamina grid: {tmp_path / '6_training.txt'}: contradictory training set: '0 1' is labelled "
+                      "both + and -; skipped",
+                      f"stamina grid: {tmp_path / '11_training.txt'}:2: symbol 9 outside the alphabet 0..1; skipped"]
 
 
 def test_cli_grid_on_a_generated_folder(tmp_path, capsys):
