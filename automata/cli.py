@@ -45,8 +45,11 @@ def cmd_learn(args) -> int:
     from .learn import learn
     from .samples import read_training
 
+    if args.vote < 1 or args.vote % 2 == 0:
+        print("stamina learn: --vote takes an odd number", file=sys.stderr)
+        return 2
     sample = read_training(args.train)
-    res = learn(sample, algo=args.algo, time_limit=args.time_limit, plain=args.plain)
+    res = learn(sample, algo=args.algo, time_limit=args.time_limit, plain=args.plain, vote=args.vote)
     res.dfa.save(args.output)
     extra = []
     if args.dot:
@@ -129,6 +132,8 @@ def build_parser() -> argparse.ArgumentParser:
     le.add_argument("--algo", choices=list(ALGORITHMS), default="auto")
     le.add_argument("--time-limit", type=float, default=20.0, help="seconds for the SAT stage before falling back")
     le.add_argument("--plain", action="store_true", help="textbook evidence only (no StaMinA tuning)")
+    le.add_argument("--vote", type=int, default=1,
+                    help="auto: the best N variants (odd) learn and vote, instead of the best one alone")
     le.add_argument("-o", "--output", type=Path, required=True, help="model file (DFA text format)")
     le.add_argument("--dot", type=Path, help="also write Graphviz dot")
     le.add_argument("--png", type=Path, help="also render a PNG with graphviz (when installed)")

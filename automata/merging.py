@@ -9,6 +9,7 @@ two, and every change is logged so a rejected or scored-only merge is undone exa
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 from collections import deque
 
@@ -34,9 +35,10 @@ class Hypothesis:
     """Mutable red-blue state of a merge run over one APTA."""
 
     def __init__(self, apta: APTA, sinks: bool = False, dead_conflict: bool = False, alive_weight: int = 0,
-                 set_min: int = 0):
+                 set_min: int = 0, set_log: float = 0.0):
         self.apta = apta
         self.set_min = set_min
+        self.set_log = set_log
         self.sinks = sinks
         self.dead_conflict = dead_conflict
         self.alive_weight = alive_weight
@@ -46,6 +48,9 @@ class Hypothesis:
         # Strings passing through (or ending at) each node, per label: a node no positive string reaches is a
         # 'sink' candidate (in StaMinA most negatives leave the target through a missing transition).
         self.pt, self.nt = _through_counts(apta)
+        # Distinct positive strings per edge, folded along with the nodes (the statistical symbol test's counts;
+        # a child's own count will not do once a loop makes the child its parent).
+        self.ept = [{a: self.pt[c] for a, c in kids.items()} for kids in apta.children]
         self.red: list[int] = [0]
         self.is_red = {0}
         self.merges = 0
@@ -76,6 +81,8 @@ class Hypothesis:
         dead_conflict, alive_w = self.dead_conflict, self.alive_weight
         set_min = self.set_min if self.set_min > 0 else 1 << 60
         labels_log: list[tuple[int, int, int, int, int]] = []
+        ept = self.ept if self.set_log > 0 else None
+        ept_log: list[tuple[int, int, int | None]] = []
         grafts: list[tuple[int, int]] = []
         ch[parent][sym] = red
         score = 0
@@ -101,7 +108,10 @@ class Hypothesis:
                 break
             if ptb and ptr:
                 score += alive_w
-                if ptb >= set_min and ptr >= set_min:
+                if self.set_log > 0 and not _alike(ept[b], ept[r], ptb, ptr, self.set_log):
+                    ok = False
+                    break
+                elif ptb >= set_min and ptr >= set_min:
                     # Both states were walked through often enough that every outgoing symbol of their target
                     # state should have shown up: different alive-symbol sets mean different states.
                     cb_, cr_ = ch[b], ch[r]
@@ -114,6 +124,11 @@ class Hypothesis:
                         ok = False
                         break
             labels_log.append((r, pr, nr, ptr, nt[r]))
+            if ept is not None:
+                er = ept[r]
+                for a, x in ept[b].items():
+                    ept_log.append((r, a, er.get(a)))
+                    er[a] = er.get(a, 0) + x
             pos[r] = pr + pb
             neg[r] = nr + nb
             pt[r] = ptr + ptb
@@ -131,6 +146,11 @@ class Hypothesis:
             return score
         for r, a in reversed(grafts):
             del ch[r][a]
+        for r, a, x in reversed(ept_log):
+            if x is None:
+                del ept[r][a]
+            else:
+                ept[r][a] = x
         for r, pr, nr, ptr, ntr in reversed(labels_log):
             pos[r] = pr
             neg[r] = nr
@@ -186,6 +206,20 @@ class Hypothesis:
                 if c in index:
                     delta[q, a] = index[c]
         return DFA(delta, acc)
+
+
+def _alike(eb: dict, er: dict, ptb: int, ptr: int, set_log: float) -> bool:
+    """The statistical alive-symbol test: False when a symbol that positive strings take from one node and
+    not from the other is too unlikely to be chance (below probability exp(-set_log)), had the c strings
+    that take it been spread over both nodes' visits alike: all c miss the other with (n_has / n_all)^c."""
+    for a in set(eb) | set(er):
+        xb, xr = eb.get(a, 0), er.get(a, 0)
+        if (xb == 0) == (xr == 0):
+            continue
+        c, has = (xb, ptb) if xb else (xr, ptr)
+        if c * math.log((ptb + ptr) / has) > set_log:
+            return False
+    return True
 
 
 def _through_counts(apta: APTA) -> tuple[list[int], list[int]]:
@@ -294,7 +328,7 @@ class TimeUp(Exception):
 
 def edsm(apta: APTA, min_score: int = 0, unlabelled_accepts: bool = False, sinks: bool = False,
          dead_conflict: bool = False, alive_weight: int = 0, set_min: int = 0, max_blues: int = 0,
-         max_red: int = 200, max_work: int | None = None) -> MergeResult:
+         max_red: int = 200, max_work: int | None = None, set_log: float = 0.0) -> MergeResult:
     """Blue-Fringe EDSM to the end, in C++ (automata/native.cpp: edsm_steps step for step, the same machine).
 
     max_work bounds the steps the run may take (folded pairs, compared symbols, scores looked up); past it
@@ -305,7 +339,7 @@ def edsm(apta: APTA, min_score: int = 0, unlabelled_accepts: bool = False, sinks
     t0 = time.perf_counter()
     got = _native.edsm(apta.size, apta.alphabet, apta.edges, np.asarray(apta.pos, np.int64),
                        np.asarray(apta.neg, np.int64), min_score, sinks, dead_conflict, alive_weight, set_min,
-                       max_blues, max_red, unlabelled_accepts, -1 if max_work is None else max_work)
+                       max_blues, max_red, unlabelled_accepts, -1 if max_work is None else max_work, set_log)
     if got is None:
         raise TimeUp
     delta, acc, merges, work = got
@@ -314,9 +348,10 @@ def edsm(apta: APTA, min_score: int = 0, unlabelled_accepts: bool = False, sinks
 
 def edsm_python(apta: APTA, min_score: int = 0, unlabelled_accepts: bool = False, sinks: bool = False,
                 dead_conflict: bool = False, alive_weight: int = 0, set_min: int = 0, max_blues: int = 0,
-                max_red: int = 200) -> MergeResult:
+                max_red: int = 200, set_log: float = 0.0) -> MergeResult:
     """The same run in Python (what the native learner is tested against)."""
     t0 = time.perf_counter()
-    h = Hypothesis(apta, sinks=sinks, dead_conflict=dead_conflict, alive_weight=alive_weight, set_min=set_min)
+    h = Hypothesis(apta, sinks=sinks, dead_conflict=dead_conflict, alive_weight=alive_weight, set_min=set_min,
+                   set_log=set_log)
     edsm_steps(h, min_score=min_score, max_blues=max_blues, max_red=max_red)
     return MergeResult(h.to_dfa(unlabelled_accepts), "edsm", h.merges, time.perf_counter() - t0)

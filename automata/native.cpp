@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
@@ -36,18 +37,22 @@ struct Hypothesis {
   std::vector<char> is_red;
   bool sinks = false, dead_conflict = false;
   long alive_w = 0, set_min = 0;
+  double set_log = 0;  // > 0: the statistical alive-symbol test, refusing below probability exp(-set_log)
   long merges = 0;
   long long work = 0, max_work = -1;
 
   // Scratch reused by every test.
   struct Label { int r; long pr, nr, ptr, ntr; };
   std::vector<Label> labels_log;
+  std::vector<long> ept;  // with set_log: distinct positive strings per edge (node * k + symbol), folded too
+  std::vector<std::pair<size_t, long>> ept_log;
   std::vector<std::pair<int, int>> grafts, stack;
 
   int& at(int v, int a) { return child[static_cast<size_t>(v) * k + a]; }
 
   long try_merge(int r0, int parent, int sym, int blue, bool commit, std::vector<int>* touched) {
     labels_log.clear();
+    ept_log.clear();
     grafts.clear();
     stack.clear();
     at(parent, sym) = r0;
@@ -68,7 +73,21 @@ struct Hypothesis {
       if (dead_conflict && ((ptb == 0 && ptr > 0) || (ptr == 0 && ptb > 0))) { ok = false; break; }
       if (ptb && ptr) {
         score += alive_w;
-        if (ptb >= smin && ptr >= smin) {
+        if (set_log > 0) {
+          // A symbol some positive string takes from one node and none from the other: had the c strings
+          // that take it been spread over both nodes' visits alike, all c would miss the other node with
+          // probability (n_has / n_all)^c. Edge counts, not the child's, since a loop's child is the node.
+          bool same = true;
+          work += k;
+          const long* eb = &ept[static_cast<size_t>(b) * k];
+          const long* er = &ept[static_cast<size_t>(r) * k];
+          for (int a = 0; a < k; ++a) {
+            if ((eb[a] == 0) == (er[a] == 0)) continue;
+            const long c = eb[a] ? eb[a] : er[a], has = eb[a] ? ptb : ptr;
+            if (c * std::log(static_cast<double>(ptb + ptr) / has) > set_log) { same = false; break; }
+          }
+          if (!same) { ok = false; break; }
+        } else if (ptb >= smin && ptr >= smin) {
           // Both walked through often enough to show every outgoing symbol: alive sets must agree.
           bool same = true;
           work += k;
@@ -85,6 +104,12 @@ struct Hypothesis {
         }
       }
       labels_log.push_back({r, pr, nr, ptr, nt[r]});
+      if (set_log > 0)
+        for (int a : order[b]) {
+          const size_t i = static_cast<size_t>(r) * k + a;
+          ept_log.emplace_back(i, ept[i]);
+          ept[i] += ept[static_cast<size_t>(b) * k + a];
+        }
       pos[r] = pr + pb;
       neg[r] = nr + nb;
       pt[r] = ptr + ptb;
@@ -109,6 +134,7 @@ struct Hypothesis {
       at(it->first, it->second) = -1;
       order[it->first].pop_back();  // grafts are undone last-first, so each is its node's last symbol
     }
+    for (auto it = ept_log.rbegin(); it != ept_log.rend(); ++it) ept[it->first] = it->second;
     for (auto it = labels_log.rbegin(); it != labels_log.rend(); ++it) {
       pos[it->r] = it->pr;
       neg[it->r] = it->nr;
@@ -209,7 +235,7 @@ struct Hypothesis {
 // have larger ids than their parent. Returns (delta, accepting, merges, work), or None past max_work.
 py::object edsm(int n, int k, In<int> edges, In<long> pos, In<long> neg, long min_score, bool sinks,
                 bool dead_conflict, long alive_weight, long set_min, int max_blues, int max_red,
-                bool unlabelled_accepts, long long max_work) {
+                bool unlabelled_accepts, long long max_work, double set_log) {
   auto E = edges.unchecked<2>();
   Hypothesis h;
   h.k = k;
@@ -257,6 +283,12 @@ py::object edsm(int n, int k, In<int> edges, In<long> pos, In<long> neg, long mi
   h.dead_conflict = dead_conflict;
   h.alive_w = alive_weight;
   h.set_min = set_min;
+  h.set_log = set_log;
+  if (set_log > 0) {
+    h.ept.assign(static_cast<size_t>(n) * k, 0);
+    for (int v = 0; v < n; ++v)
+      for (int a : h.order[v]) h.ept[static_cast<size_t>(v) * k + a] = h.pt[h.at(v, a)];
+  }
   h.max_work = max_work;
   try {
     py::gil_scoped_release release;
@@ -297,5 +329,5 @@ PYBIND11_MODULE(_native, m) {
   m.def("edsm", &edsm, py::arg("n"), py::arg("k"), py::arg("edges"), py::arg("pos"), py::arg("neg"),
         py::arg("min_score"), py::arg("sinks"), py::arg("dead_conflict"), py::arg("alive_weight"),
         py::arg("set_min"), py::arg("max_blues"), py::arg("max_red"), py::arg("unlabelled_accepts"),
-        py::arg("max_work"));
+        py::arg("max_work"), py::arg("set_log") = 0.0);
 }

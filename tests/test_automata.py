@@ -16,6 +16,7 @@ from automata.generator import make_problem, random_walk, target_machine
 from automata.grid import Cell, cell_of_problem
 from automata.learn import learn
 from automata.learn import VARIANTS, cross_validate, variant_options
+from automata import merging
 from automata.merging import Hypothesis, TimeUp, edsm, edsm_python, rpni
 from automata.samples import (ContradictionError, FormatError, Sample, format_abbadingo, format_stamina,
                               parse_abbadingo, parse_stamina, read_sample, split_distinct)
@@ -169,12 +170,38 @@ def test_learns_target_from_characteristic_sample(name, learner):
     assert got.minimize().n_states == target.minimize().n_states
 
 
-def test_merge_test_restores_hypothesis_exactly():
-    h = Hypothesis(APTA.build(complete_sample(TARGETS["zeros-mod-3"], 5)), sinks=True, alive_weight=1, set_min=2)
-    before = ([dict(c) for c in h.ch], list(h.pos), list(h.neg), list(h.pt), list(h.nt))
+@pytest.mark.parametrize("test", [{"set_min": 2}, {"set_log": 4.0}])
+def test_merge_test_restores_hypothesis_exactly(test):
+    h = Hypothesis(APTA.build(complete_sample(TARGETS["zeros-mod-3"], 5)), sinks=True, alive_weight=1, **test)
+    state = lambda: ([dict(c) for c in h.ch], list(h.pos), list(h.neg), list(h.pt), list(h.nt),  # noqa: E731
+                     [dict(e) for e in h.ept])
+    before = state()
     for parent, sym, blue in h.blues():
         h.try_merge(0, parent, sym, blue)
-    assert before == ([dict(c) for c in h.ch], list(h.pos), list(h.neg), list(h.pt), list(h.nt))
+    assert before == state()
+
+
+# (edge counts below b, below r, visits of b, of r) -> alike at set_log 4 (probability above exp(-4))?
+@pytest.mark.parametrize("eb, er, ptb, ptr, alike", [
+    ({0: 5, 1: 5}, {0: 50, 1: 40}, 12, 100, True),    # the same symbols taken
+    ({0: 20}, {0: 50, 1: 50}, 20, 100, False),        # r took 1 fifty times in 100 visits, b never in 20: 50 ln 1.2
+    ({0: 20}, {0: 98, 1: 2}, 20, 100, True),          # r took 1 twice: 2 ln 1.2, chance
+    ({0: 1, 1: 3}, {0: 1000}, 4, 1000, False),        # b took 1 three times in 4 visits, r never in 1000
+    ({1: 1}, {0: 3}, 1, 3, True),                     # too few visits to tell
+])
+def test_statistical_symbol_test(eb, er, ptb, ptr, alike):
+    assert merging._alike(eb, er, ptb, ptr, 4.0) is alike
+    assert merging._alike(er, eb, ptr, ptb, 4.0) is alike  # symmetric
+
+
+def test_statistical_symbol_test_learns_a_dense_generated_target():
+    """Generated alphabet-5 problem at 100% (seed 1): the fixed 20-visit set test merges wrongly (BCR 0.959 with
+    92 states); the statistical test finds a machine within a few states of the target's 50."""
+    from automata.score import bcr
+    p = make_problem(1, 5, 100.0)
+    got = learn(p.training, algo="edsm")
+    assert bcr(list(p.test.labels), got.dfa.classify(list(p.test.words))) >= 0.99
+    assert got.dfa.minimize().n_states <= p.target.n_states + 5
 
 
 # partial-abc needs 4 colours: every APTA node gets one, so the words that fall off the target need a
