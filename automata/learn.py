@@ -47,8 +47,8 @@ def stamina_options(alphabet: int) -> dict:
 
 # Steps (automata/native.cpp's work count) that cross-validation may spend on one problem, all variants and
 # folds together; the variants that do not fit are left out, the later ones first. A count, not seconds, so
-# the choice is the same on any machine: here it is up to about 30 s of one core, which with the three final runs
-# keeps every problem of the benchmark and of a generated grid under a minute.
+# the choice is the same on any machine: here it is under 10 s of one core, which with the final run keeps every
+# problem of the benchmark and of a generated grid well under a minute.
 CV_WORK = 300_000_000
 
 

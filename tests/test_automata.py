@@ -309,6 +309,18 @@ def test_cli_learn_default_auto_then_label(tmp_path, capsys):
     assert capsys.readouterr().out.strip() == "".join("1" if lab else "0" for lab in s.labels)
 
 
+def test_cli_learn_vote_of_three_and_bad_vote(tmp_path, capsys):
+    s = complete_sample(TARGETS["zeros-mod-3"], 6)
+    (tmp_path / "train.txt").write_text(format_abbadingo(s))
+    assert main(["learn", str(tmp_path / "train.txt"), "--vote", "3", "-o", str(tmp_path / "v.model")]) == 0
+    assert "a vote of 3 machines" in capsys.readouterr().out
+    model = load_model(tmp_path / "v.model")
+    assert isinstance(model, Vote) and list(model.classify(list(s.words))) == list(s.labels)
+    assert main(["learn", str(tmp_path / "train.txt"), "--vote", "2", "-o", str(tmp_path / "w.model")]) == 2
+    assert "--vote takes an odd number" in capsys.readouterr().err
+    assert not (tmp_path / "w.model").exists()
+
+
 def test_cli_labels_with_a_vote_model(tmp_path, capsys):
     members = [TARGETS["even-zeros"], TARGETS["ends-in-1"], TARGETS["zeros-mod-3"]]
     Vote(members).save(tmp_path / "v.model")
