@@ -35,9 +35,8 @@ class Hypothesis:
     """Mutable red-blue state of a merge run over one APTA."""
 
     def __init__(self, apta: APTA, sinks: bool = False, dead_conflict: bool = False, alive_weight: int = 0,
-                 set_min: int = 0, set_log: float = 0.0):
+                 set_log: float = 0.0):
         self.apta = apta
-        self.set_min = set_min
         self.set_log = set_log
         self.sinks = sinks
         self.dead_conflict = dead_conflict
@@ -79,7 +78,6 @@ class Hypothesis:
         """
         ch, pos, neg, pt, nt = self.ch, self.pos, self.neg, self.pt, self.nt
         dead_conflict, alive_w = self.dead_conflict, self.alive_weight
-        set_min = self.set_min if self.set_min > 0 else 1 << 60
         labels_log: list[tuple[int, int, int, int, int]] = []
         ept = self.ept if self.set_log > 0 else None
         ept_log: list[tuple[int, int, int | None]] = []
@@ -108,21 +106,9 @@ class Hypothesis:
                 break
             if ptb and ptr:
                 score += alive_w
-                if self.set_log > 0 and not _alike(ept[b], ept[r], ptb, ptr, self.set_log):
+                if ept is not None and not _alike(ept[b], ept[r], ptb, ptr, self.set_log):
                     ok = False
                     break
-                elif ptb >= set_min and ptr >= set_min:
-                    # Both states were walked through often enough that every outgoing symbol of their target
-                    # state should have shown up: different alive-symbol sets mean different states.
-                    cb_, cr_ = ch[b], ch[r]
-                    sb = {a for a, c in cb_.items() if pt[c]}
-                    sr = {a for a, c in cr_.items() if pt[c]}
-                    if touched is not None:
-                        touched.extend(cb_.values())
-                        touched.extend(cr_.values())
-                    if sb != sr:
-                        ok = False
-                        break
             labels_log.append((r, pr, nr, ptr, nt[r]))
             if ept is not None:
                 er = ept[r]
@@ -327,7 +313,7 @@ class TimeUp(Exception):
 
 
 def edsm(apta: APTA, min_score: int = 0, unlabelled_accepts: bool = False, sinks: bool = False,
-         dead_conflict: bool = False, alive_weight: int = 0, set_min: int = 0, max_blues: int = 0,
+         dead_conflict: bool = False, alive_weight: int = 0, max_blues: int = 0,
          max_red: int = 200, max_work: int | None = None, set_log: float = 0.0) -> MergeResult:
     """Blue-Fringe EDSM to the end, in C++ (automata/native.cpp: edsm_steps step for step, the same machine).
 
@@ -338,8 +324,8 @@ def edsm(apta: APTA, min_score: int = 0, unlabelled_accepts: bool = False, sinks
 
     t0 = time.perf_counter()
     got = _native.edsm(apta.size, apta.alphabet, apta.edges, np.asarray(apta.pos, np.int64),
-                       np.asarray(apta.neg, np.int64), min_score, sinks, dead_conflict, alive_weight, set_min,
-                       max_blues, max_red, unlabelled_accepts, -1 if max_work is None else max_work, set_log)
+                       np.asarray(apta.neg, np.int64), min_score, sinks, dead_conflict, alive_weight, max_blues,
+                       max_red, unlabelled_accepts, -1 if max_work is None else max_work, set_log)
     if got is None:
         raise TimeUp
     delta, acc, merges, work = got
@@ -347,11 +333,10 @@ def edsm(apta: APTA, min_score: int = 0, unlabelled_accepts: bool = False, sinks
 
 
 def edsm_python(apta: APTA, min_score: int = 0, unlabelled_accepts: bool = False, sinks: bool = False,
-                dead_conflict: bool = False, alive_weight: int = 0, set_min: int = 0, max_blues: int = 0,
+                dead_conflict: bool = False, alive_weight: int = 0, max_blues: int = 0,
                 max_red: int = 200, set_log: float = 0.0) -> MergeResult:
     """The same run in Python (what the native learner is tested against)."""
     t0 = time.perf_counter()
-    h = Hypothesis(apta, sinks=sinks, dead_conflict=dead_conflict, alive_weight=alive_weight, set_min=set_min,
-                   set_log=set_log)
+    h = Hypothesis(apta, sinks=sinks, dead_conflict=dead_conflict, alive_weight=alive_weight, set_log=set_log)
     edsm_steps(h, min_score=min_score, max_blues=max_blues, max_red=max_red)
     return MergeResult(h.to_dfa(unlabelled_accepts), "edsm", h.merges, time.perf_counter() - t0)

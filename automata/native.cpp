@@ -36,7 +36,7 @@ struct Hypothesis {
   std::vector<int> red, rank;
   std::vector<char> is_red;
   bool sinks = false, dead_conflict = false;
-  long alive_w = 0, set_min = 0;
+  long alive_w = 0;
   double set_log = 0;  // > 0: the statistical alive-symbol test, refusing below probability exp(-set_log)
   long merges = 0;
   long long work = 0, max_work = -1;
@@ -58,7 +58,6 @@ struct Hypothesis {
     at(parent, sym) = r0;
     long score = 0;
     bool ok = true;
-    const long smin = set_min > 0 ? set_min : (1L << 60);
     stack.emplace_back(r0, blue);
     if (touched) touched->push_back(parent);
     while (!stack.empty()) {
@@ -85,20 +84,6 @@ struct Hypothesis {
             if ((eb[a] == 0) == (er[a] == 0)) continue;
             const long c = eb[a] ? eb[a] : er[a], has = eb[a] ? ptb : ptr;
             if (c * std::log(static_cast<double>(ptb + ptr) / has) > set_log) { same = false; break; }
-          }
-          if (!same) { ok = false; break; }
-        } else if (ptb >= smin && ptr >= smin) {
-          // Both walked through often enough to show every outgoing symbol: alive sets must agree.
-          bool same = true;
-          work += k;
-          for (int a = 0; a < k; ++a) {
-            const int cb = at(b, a), cr = at(r, a);
-            const bool ab = cb >= 0 && pt[cb], ar = cr >= 0 && pt[cr];
-            if (ab != ar) same = false;
-          }
-          if (touched) {
-            for (int a : order[b]) touched->push_back(at(b, a));
-            for (int a : order[r]) touched->push_back(at(r, a));
           }
           if (!same) { ok = false; break; }
         }
@@ -234,7 +219,7 @@ struct Hypothesis {
 // edges: (node, symbol, child) rows in the APTA's order (each node's children in insertion order); children
 // have larger ids than their parent. Returns (delta, accepting, merges, work), or None past max_work.
 py::object edsm(int n, int k, In<int> edges, In<long> pos, In<long> neg, long min_score, bool sinks,
-                bool dead_conflict, long alive_weight, long set_min, int max_blues, int max_red,
+                bool dead_conflict, long alive_weight, int max_blues, int max_red,
                 bool unlabelled_accepts, long long max_work, double set_log) {
   auto E = edges.unchecked<2>();
   Hypothesis h;
@@ -282,7 +267,6 @@ py::object edsm(int n, int k, In<int> edges, In<long> pos, In<long> neg, long mi
   h.sinks = sinks;
   h.dead_conflict = dead_conflict;
   h.alive_w = alive_weight;
-  h.set_min = set_min;
   h.set_log = set_log;
   if (set_log > 0) {
     h.ept.assign(static_cast<size_t>(n) * k, 0);
@@ -328,6 +312,6 @@ PYBIND11_MODULE(_native, m) {
   m.doc() = "Blue-Fringe EDSM state merging (automata/merging.py) in C++";
   m.def("edsm", &edsm, py::arg("n"), py::arg("k"), py::arg("edges"), py::arg("pos"), py::arg("neg"),
         py::arg("min_score"), py::arg("sinks"), py::arg("dead_conflict"), py::arg("alive_weight"),
-        py::arg("set_min"), py::arg("max_blues"), py::arg("max_red"), py::arg("unlabelled_accepts"),
+        py::arg("max_blues"), py::arg("max_red"), py::arg("unlabelled_accepts"),
         py::arg("max_work"), py::arg("set_log") = 0.0);
 }

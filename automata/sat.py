@@ -122,7 +122,7 @@ def dfasat(apta: APTA, time_limit: float = 30.0, core_nodes: int = 250, **edsm_o
     t0 = time.perf_counter()
     deadline = t0 + time_limit
     edsm_options = dict(edsm_options)
-    hyp_options = {k: edsm_options.pop(k) for k in ("sinks", "alive_weight", "set_min", "set_log", "dead_conflict")
+    hyp_options = {k: edsm_options.pop(k) for k in ("sinks", "alive_weight", "set_log", "dead_conflict")
                    if k in edsm_options}
     full = edsm(apta, **hyp_options, **edsm_options)
     fallback = full.dfa
