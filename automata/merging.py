@@ -72,7 +72,8 @@ class Hypothesis:
 
         Evidence (EDSM): one point per folded pair whose two nodes are both labelled (they must agree), plus
         alive_weight per pair that positive strings pass through on both sides (shared behaviour). With
-        dead_conflict, a node only negative strings reach may not fold with one a positive string reaches.
+        dead_conflict, a node only negative strings reach may not fold with one a positive string reaches. With
+        set_log, every folded pair that positive strings pass through must pass the symbol test (_alike).
         With commit the merge stays; otherwise the hypothesis is restored exactly. touched, when given, receives
         every node the test read, so a cached score can be dropped once one of them changes.
         """
