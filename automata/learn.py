@@ -30,9 +30,8 @@ VARIANTS: tuple[tuple[str, dict], ...] = (
 )
 
 
-def stamina_options(alphabet: int) -> dict:
-    """Evidence settings for the StaMinA protocol (the alphabet does not change them; kept as an argument so
-    the settings stay one function of the problem).
+def stamina_options() -> dict:
+    """Evidence settings for the StaMinA protocol (the same for every alphabet).
 
     alive_weight: a point of evidence per folded pair that positive strings pass through on both sides.
     sinks: nodes no positive string reaches are not merged and their transitions are left missing (most
@@ -52,8 +51,8 @@ def stamina_options(alphabet: int) -> dict:
 CV_WORK = 300_000_000
 
 
-def variant_options(alphabet: int, extra: dict) -> dict:
-    return {**stamina_options(alphabet), **extra}
+def variant_options(extra: dict) -> dict:
+    return {**stamina_options(), **extra}
 
 
 def cross_validate(sample: Sample, folds: int = 4, seed: int = 0, budget: int = CV_WORK
@@ -74,7 +73,7 @@ def cross_validate(sample: Sample, folds: int = 4, seed: int = 0, budget: int = 
     out = []
     left = budget
     for name, extra in VARIANTS:
-        opts = variant_options(sample.alphabet, extra)
+        opts = variant_options(extra)
         scores, spent = [], 0
         try:
             for apta, words, truth in splits:
@@ -97,7 +96,7 @@ def learn_auto(sample: Sample, top: int = 1, folds: int = 4) -> MergeResult:
     # Stable: ties keep VARIANTS order.
     ranked = [] if too_few else sorted(cross_validate(sample, folds=folds), key=lambda m: -m[1])
     if not ranked:
-        res = edsm(apta, **stamina_options(sample.alphabet))
+        res = edsm(apta, **stamina_options())
         note = "too few strings" if too_few else "no variant fit in the work budget: plain edsm"
         return dataclasses.replace(res, algorithm="auto", seconds=time.perf_counter() - t0, note=note)
     extras = dict(VARIANTS)
@@ -106,7 +105,7 @@ def learn_auto(sample: Sample, top: int = 1, folds: int = 4) -> MergeResult:
         chosen.pop()
     members, merges = [], 0
     for name in chosen:
-        res = edsm(apta, **variant_options(sample.alphabet, extras[name]))
+        res = edsm(apta, **variant_options(extras[name]))
         members.append(res.dfa)
         merges += res.merges
     model = members[0] if len(members) == 1 else Vote(members)
@@ -123,7 +122,7 @@ def learn(sample: Sample, algo: str = "edsm", time_limit: float = 20.0, plain: b
     if algo == "auto":
         return learn_auto(sample, top=vote)
     apta = APTA.build(sample)
-    opts = {} if plain else stamina_options(sample.alphabet)
+    opts = {} if plain else stamina_options()
     if algo == "rpni":
         return rpni(apta)
     if algo == "edsm":

@@ -48,8 +48,9 @@ class Hypothesis:
         # 'sink' candidate (in StaMinA most negatives leave the target through a missing transition).
         self.pt, self.nt = _through_counts(apta)
         # Distinct positive strings per edge, folded along with the nodes (the statistical symbol test's counts;
-        # a child's own count will not do once a loop makes the child its parent).
-        self.ept = [{a: self.pt[c] for a, c in kids.items()} for kids in apta.children]
+        # a child's own count will not do once a loop makes the child its parent). Only the test needs them.
+        self.ept = ([{a: self.pt[c] for a, c in kids.items()} for kids in apta.children] if set_log > 0
+                    else None)
         self.red: list[int] = [0]
         self.is_red = {0}
         self.merges = 0
@@ -80,7 +81,7 @@ class Hypothesis:
         ch, pos, neg, pt, nt = self.ch, self.pos, self.neg, self.pt, self.nt
         dead_conflict, alive_w = self.dead_conflict, self.alive_weight
         labels_log: list[tuple[int, int, int, int, int]] = []
-        ept = self.ept if self.set_log > 0 else None
+        ept = self.ept
         ept_log: list[tuple[int, int, int | None]] = []
         grafts: list[tuple[int, int]] = []
         ch[parent][sym] = red

@@ -175,7 +175,7 @@ def test_merge_test_restores_hypothesis_exactly(set_log):
     h = Hypothesis(APTA.build(complete_sample(TARGETS["zeros-mod-3"], 5)), sinks=True, alive_weight=1,
                    set_log=set_log)
     state = lambda: ([dict(c) for c in h.ch], list(h.pos), list(h.neg), list(h.pt), list(h.nt),  # noqa: E731
-                     [dict(e) for e in h.ept])
+                     [dict(e) for e in h.ept or []])
     before = state()
     for parent, sym, blue in h.blues():
         h.try_merge(0, parent, sym, blue)
@@ -196,8 +196,8 @@ def test_statistical_symbol_test(eb, er, ptb, ptr, alike):
 
 
 def test_statistical_symbol_test_learns_a_dense_generated_target():
-    """Generated alphabet-5 problem at 100% (seed 1): the fixed 20-visit set test merges wrongly (BCR 0.959 with
-    92 states); the statistical test finds a machine within a few states of the target's 50."""
+    """Generated alphabet-5 problem at 100% (seed 1): the fixed 20-visit test this replaced merged wrongly (BCR
+    0.959 with 92 states); the statistical test finds a machine within a few states of the target's 50."""
     from automata.score import bcr
     p = make_problem(1, 5, 100.0)
     got = learn(p.training, algo="edsm")
@@ -248,7 +248,7 @@ def test_native_edsm_is_the_python_run(seed, alphabet, sparsity, variant):
     opts = {"plain": {}, "rpni-like": {"min_score": 3, "max_red": 20, "dead_conflict": True,
                                        "unlabelled_accepts": True}}.get(variant)
     if opts is None:
-        opts = variant_options(alphabet, dict(VARIANTS)[variant])
+        opts = variant_options(dict(VARIANTS)[variant])
     apta = APTA.build(training)
     native, python = edsm(apta, **opts), edsm_python(apta, **opts)
     assert native.merges == python.merges > 0
