@@ -5,7 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .learn import ALGORITHMS
+from .learn import ALGORITHMS, MEMBERS
 from .samples import ContradictionError, FormatError
 from .vote import Vote, load_model
 
@@ -132,8 +132,9 @@ def build_parser() -> argparse.ArgumentParser:
     le.add_argument("--algo", choices=list(ALGORITHMS), default="auto")
     le.add_argument("--time-limit", type=float, default=20.0, help="seconds for the SAT stage before falling back")
     le.add_argument("--plain", action="store_true", help="textbook evidence only (no StaMinA tuning)")
-    le.add_argument("--vote", type=int, default=1,
-                    help="auto: the best N variants (odd) learn and vote, instead of the best one alone")
+    le.add_argument("--vote", type=int, default=MEMBERS,
+                    help=f"auto: the number of machines (odd) that learn on random parts of the training set and "
+                         f"vote (default {MEMBERS}); 1 learns one machine on all of it")
     le.add_argument("-o", "--output", type=Path, required=True, help="model file (DFA text format)")
     le.add_argument("--dot", type=Path, help="also write Graphviz dot")
     le.add_argument("--png", type=Path, help="also render a PNG with graphviz (when installed)")

@@ -15,7 +15,7 @@ from automata.dfa import DFA
 from automata.generator import make_problem, random_walk, target_machine
 from automata.grid import Cell, cell_of_problem
 from automata.learn import learn
-from automata.learn import VARIANTS, cross_validate, variant_options
+from automata.learn import VARIANTS, learn_auto, stamina_options, variant_options
 from automata import merging
 from automata.merging import Hypothesis, TimeUp, edsm, edsm_python, rpni
 from automata.samples import (ContradictionError, FormatError, Sample, format_abbadingo, format_stamina,
@@ -241,12 +241,15 @@ def small_training(seed: int, alphabet: int, sparsity: float) -> Sample:
 
 
 @pytest.mark.parametrize("seed, alphabet, sparsity", [(3, 2, 25.0), (4, 5, 12.5), (5, 10, 12.5)])
-@pytest.mark.parametrize("variant", [name for name, _ in VARIANTS] + ["plain", "rpni-like"])
+@pytest.mark.parametrize("variant", [name for name, _ in VARIANTS] + ["log6", "alive0", "nosinks", "plain",
+                                                                      "rpni-like"])
 def test_native_edsm_is_the_python_run(seed, alphabet, sparsity, variant):
     """automata/native.cpp must return the very machine merging.edsm_steps reaches, merge for merge."""
     training = small_training(seed, alphabet, sparsity)
     opts = {"plain": {}, "rpni-like": {"min_score": 3, "max_red": 20, "dead_conflict": True,
-                                       "unlabelled_accepts": True}}.get(variant)
+                                       "unlabelled_accepts": True},
+            "log6": variant_options({"set_log": 6}), "alive0": variant_options({"alive_weight": 0}),
+            "nosinks": variant_options({"sinks": False})}.get(variant)
     if opts is None:
         opts = variant_options(dict(VARIANTS)[variant])
     apta = APTA.build(training)
@@ -256,23 +259,37 @@ def test_native_edsm_is_the_python_run(seed, alphabet, sparsity, variant):
     assert np.array_equal(native.dfa.accepting, python.dfa.accepting)
 
 
-def test_cross_validation_scores_variants_in_order_within_the_work_budget():
+def test_auto_vote_members_parts_and_work_budget():
     training = small_training(3, 5, 25.0)
-    got = cross_validate(training, folds=3)
-    assert [n for n, _, _ in got] == [n for n, _ in VARIANTS]
-    assert all(0.0 <= s <= 1.0 and work > 0 for _, s, work in got)
-    assert cross_validate(training, folds=3) == got  # no clock involved: the same choice every run
-    assert cross_validate(training, folds=3, budget=0) == []
-    # Just what the first variant's folds take: the first is scored as before and the rest are left out.
-    assert cross_validate(training, folds=3, budget=got[0][2]) == got[:1]
-    assert cross_validate(training, folds=3, budget=got[0][2] + got[1][2]) == got[:2]
+    got = learn_auto(training, members=5)
+    assert isinstance(got.dfa, Vote) and len(got.dfa.members) == 5 and "vote of 5 machines" in got.note
+    again = learn_auto(training, members=5)  # seeded parts, a work count and no clock: the same vote every run
+    assert [m.to_text() for m in again.dfa.members] == [m.to_text() for m in got.dfa.members]
+    # Each member saw its own part: the members differ, and none is the machine learned on everything.
+    whole = edsm(APTA.build(training), **stamina_options()).dfa.to_text()
+    assert len({m.to_text() for m in got.dfa.members} | {whole}) > 2
+    # No budget past the first member (which always finishes): one machine, and the note says why.
+    alone = learn_auto(training, members=5, budget=0)
+    assert isinstance(alone.dfa, DFA) and "4 left out: work budget" in alone.note
+    # One step short of the whole vote's work: the fifth member is cut, and four would tie, so three vote.
+    short = learn_auto(training, members=5, budget=got.work - 1)
+    assert len(short.dfa.members) == 3 and "2 left out: work budget" in short.note
+    assert [m.to_text() for m in short.dfa.members] == [m.to_text() for m in got.dfa.members[:3]]
+    assert learn_auto(training, members=1).dfa.to_text() == whole
+
+
+def test_auto_vote_on_a_tiny_sample_is_one_machine():
+    s = Sample(2, ((0,), (1,), (0, 0)), (True, False, True))
+    got = learn_auto(s)
+    assert isinstance(got.dfa, DFA) and "too few strings" in got.note
+    assert list(got.dfa.classify(list(s.words))) == list(s.labels)
 
 
 def test_auto_learner_beats_chance_on_a_sparse_generated_problem():
     from automata.score import bcr
     p = make_problem(11, 10, 25.0)
     res = learn(p.training, algo="auto")
-    assert res.algorithm == "auto" and "cv" in res.note
+    assert res.algorithm == "auto" and "vote of 15 machines" in res.note
     assert bcr(list(p.test.labels), res.dfa.classify(list(p.test.words))) >= 0.7
 
 
