@@ -56,10 +56,15 @@ def cmd_learn(args) -> int:
         Path(args.dot).write_text(res.dfa.to_dot())
         extra.append(f"dot {args.dot}")
     if args.png:
-        extra.append(f"png {args.png}" if res.dfa.render_png(args.png) else "no png (graphviz 'dot' not installed)")
+        first = " (the vote's first machine; --vote 1 learns a single one)" if isinstance(res.dfa, Vote) else ""
+        extra.append(f"png {args.png}{first}" if res.dfa.render_png(args.png)
+                     else "no png (graphviz 'dot' not installed)")
     note = f" ({res.note})" if res.note else ""
-    size = (f"a vote of {len(res.dfa.members)} machines of {'/'.join(str(m.n_states) for m in res.dfa.members)} "
-            f"states" if isinstance(res.dfa, Vote) else f"{res.dfa.n_states} states, {res.dfa.n_transitions} transitions")
+    if isinstance(res.dfa, Vote):
+        sizes = [m.n_states for m in res.dfa.members]
+        size = f"{min(sizes)} to {max(sizes)} states per machine (median {res.dfa.n_states})"
+    else:
+        size = f"{res.dfa.n_states} states, {res.dfa.n_transitions} transitions"
     print(f"{res.algorithm}: {size} in "
           f"{res.seconds:.1f} s{note} -> {args.output}" + ("; " + ", ".join(extra) if extra else ""))
     return 0

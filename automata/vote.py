@@ -29,12 +29,13 @@ class Vote:
 
     @property
     def n_states(self) -> int:
-        """The largest member's size (what a table of 'states' reports for a vote)."""
-        return max(m.n_states for m in self.members)
+        """The median member's size (what a table of 'states' reports for a vote: one outlier, such as a member
+        that promoted up to its red-state cap, does not speak for the rest)."""
+        return sorted(m.n_states for m in self.members)[len(self.members) // 2]
 
     @property
     def n_transitions(self) -> int:
-        return max(m.n_transitions for m in self.members)
+        return sorted(m.n_transitions for m in self.members)[len(self.members) // 2]
 
     def classify(self, words: Sequence[Word]) -> np.ndarray:
         yes = np.sum([m.classify(words) for m in self.members], axis=0)

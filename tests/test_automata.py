@@ -300,6 +300,7 @@ def test_vote_is_a_majority_and_round_trips(tmp_path):
     words = [w for n in range(5) for w in itertools.product(range(2), repeat=n)]
     want = [sum(m.accepts(w) for m in members) >= 2 for w in words]
     assert list(v.classify(words)) == want and v.accepts(words[3]) == want[3]
+    assert v.n_states == 2 and v.n_transitions == TARGETS['ends-in-1'].n_transitions  # the median member
     v.save(tmp_path / "v.model")
     back = load_model(tmp_path / "v.model")
     assert isinstance(back, Vote) and list(back.classify(words)) == want
@@ -331,7 +332,7 @@ def test_cli_learn_vote_of_three_and_bad_vote(tmp_path, capsys):
     s = complete_sample(TARGETS["zeros-mod-3"], 6)
     (tmp_path / "train.txt").write_text(format_abbadingo(s))
     assert main(["learn", str(tmp_path / "train.txt"), "--vote", "3", "-o", str(tmp_path / "v.model")]) == 0
-    assert "a vote of 3 machines" in capsys.readouterr().out
+    assert "(vote of 3 machines, each on 90% of the distinct strings)" in capsys.readouterr().out
     model = load_model(tmp_path / "v.model")
     assert isinstance(model, Vote) and list(model.classify(list(s.words))) == list(s.labels)
     assert main(["learn", str(tmp_path / "train.txt"), "--vote", "2", "-o", str(tmp_path / "w.model")]) == 2
