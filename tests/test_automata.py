@@ -271,6 +271,9 @@ def test_auto_vote_members_parts_and_work_budget():
     # No budget past the first member (which always finishes): one machine, and the note says why.
     alone = learn_auto(training, members=5, budget=0)
     assert isinstance(alone.dfa, DFA) and alone.dfa.to_text() == whole and "4 left out: work budget" in alone.note
+    # No time past the first member: the same, said so (a safety net: the step count decides otherwise).
+    hurried = learn_auto(training, members=5, seconds=0)
+    assert hurried.dfa.to_text() == whole and "4 left out: time limit of 0 s" in hurried.note
     # One step short of the whole vote's work: the fifth member is cut, and four would tie, so three vote.
     short = learn_auto(training, members=5, budget=got.work - 1)
     assert len(short.dfa.members) == 3 and "2 left out: work budget" in short.note
