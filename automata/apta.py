@@ -27,7 +27,7 @@ class APTA:
     def edges(self) -> np.ndarray:
         """(node, symbol, child) rows, each node's children in insertion order, as the native learner takes them.
 
-        Built once per APTA: cross-validation runs every variant on the same fold APTAs.
+        Built once per APTA, however many learners run on it.
         """
         rows = [(v, a, c) for v, kids in enumerate(self.children) for a, c in kids.items()]
         return np.array(rows, np.int32).reshape(-1, 3)
