@@ -59,7 +59,8 @@ PART = 0.9
 def vote_parts(n: int, members: int, part: float, rng: np.random.Generator) -> list[np.ndarray]:
     """Per member, the indices (of n distinct strings) it learns from: the first member all of them, each other
     a random `part` of them. A string is left out of member i only while it is left out of fewer than
-    (i + 1) // 2 members so far, so every odd number of first members outvotes any member that lacks it."""
+    (i + 1) // 2 members so far, so within any odd number of first members a majority learned from every string
+    (what keeps the vote consistent with the training sample, even when a budget cuts it short)."""
     out = np.zeros(n, np.int64)
     parts = []
     for i in range(members):
@@ -118,7 +119,7 @@ def learn_auto(sample: Sample, members: int = MEMBERS, part: float = PART, seed:
 def learn(sample: Sample, algo: str = "edsm", time_limit: float = 20.0, plain: bool = False,
           vote: int = MEMBERS) -> MergeResult:
     """Learn a DFA. plain=True runs the textbook learner (labels-only EDSM evidence) without StaMinA tuning;
-    vote is the number of machines (odd) in 'auto''s vote, 1 for a single machine."""
+    vote is the number of machines (odd) in the 'auto' vote, 1 for a single machine."""
     sample.check_consistent()
     if algo == "auto":
         return learn_auto(sample, members=vote)
