@@ -55,6 +55,5 @@ class APTA:
             else:
                 neg[v] += 1
             if pos[v] and neg[v]:
-                shown = " ".join(map(str, word)) or "(empty string)"
-                raise ContradictionError(f"contradictory training set: '{shown}' is labelled both + and -")
+                raise ContradictionError.of(word)
         return cls(sample.alphabet, tuple(children), tuple(pos), tuple(neg), tuple(depth))

@@ -119,8 +119,8 @@ def learn_auto(sample: Sample, members: int = MEMBERS, part: float = PART, seed:
 def learn(sample: Sample, algo: str = "edsm", time_limit: float = 20.0, plain: bool = False,
           vote: int = MEMBERS) -> MergeResult:
     """Learn a DFA. plain=True runs the textbook learner (labels-only EDSM evidence) without StaMinA tuning;
-    vote is the number of machines (odd) in the 'auto' vote, 1 for a single machine."""
-    sample.check_consistent()
+    vote is the number of machines (odd) in the 'auto' vote, 1 for a single machine. A string labelled both ways
+    raises ContradictionError from APTA.build, which every learner runs on the whole sample."""
     if algo == "auto":
         return learn_auto(sample, members=vote)
     apta = APTA.build(sample)

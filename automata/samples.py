@@ -25,6 +25,11 @@ class FormatError(ValueError):
 class ContradictionError(ValueError):
     """The same string is labelled both ways in one training set."""
 
+    @classmethod
+    def of(cls, word) -> "ContradictionError":
+        shown = " ".join(map(str, word)) or "(empty string)"
+        return cls(f"contradictory training set: '{shown}' is labelled both + and -")
+
 
 @dataclasses.dataclass(frozen=True)
 class Sample:
@@ -58,8 +63,7 @@ class Sample:
                 continue
             old = seen.setdefault(w, lab)
             if old != lab:
-                shown = " ".join(map(str, w)) or "(empty string)"
-                raise ContradictionError(f"contradictory training set: '{shown}' is labelled both + and -")
+                raise ContradictionError.of(w)
 
     def subset(self, keep: Iterable[tuple[Word, bool]]) -> "Sample":
         """The words whose (word, label) is in keep, multiplicities preserved."""

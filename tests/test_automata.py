@@ -96,10 +96,21 @@ def test_stamina_errors(text, line, why):
     assert str(e.value).startswith(f"t.txt:{line}:") and why in str(e.value)
 
 
-def test_contradiction_is_an_error():
+@pytest.mark.parametrize("algo", ["rpni", "edsm", "sat", "auto"])
+def test_contradiction_is_an_error(algo):
     s = parse_abbadingo("3 2\n1 2 0 1\n0 2 0 1\n1 1 0\n")
     with pytest.raises(ContradictionError, match="'0 1' is labelled both"):
-        learn(s, algo="edsm")
+        learn(s, algo=algo)
+    with pytest.raises(ContradictionError, match="'0 1' is labelled both"):
+        s.check_consistent()
+
+
+def test_contradiction_is_an_error_for_a_vote_too():
+    """Enough strings that auto votes: its first member learns on every string, so the contradiction shows."""
+    words = [tuple(int(c) for c in f"{i:04b}") for i in range(12)] + [(0, 1), (0, 1)]
+    s = Sample(2, tuple(words), tuple([True] * 12 + [True, False]))
+    with pytest.raises(ContradictionError, match="'0 1' is labelled both"):
+        learn(s, algo="auto")
 
 
 def test_split_is_reproducible_and_disjoint():
