@@ -48,8 +48,12 @@ def cmd_learn(args) -> int:
     if args.vote < 1 or args.vote % 2 == 0:
         print("stamina learn: --vote takes an odd number", file=sys.stderr)
         return 2
+    if args.accept_at is not None and not 1 <= args.accept_at <= args.vote:
+        print(f"stamina learn: --accept-at takes 1 to {args.vote} (the number of machines)", file=sys.stderr)
+        return 2
     sample = read_training(args.train)
-    res = learn(sample, algo=args.algo, time_limit=args.time_limit, plain=args.plain, vote=args.vote)
+    res = learn(sample, algo=args.algo, time_limit=args.time_limit, plain=args.plain, vote=args.vote,
+                accept_at=args.accept_at)
     res.dfa.save(args.output)
     extra = []
     if args.dot:
@@ -140,6 +144,9 @@ def build_parser() -> argparse.ArgumentParser:
     le.add_argument("--vote", type=int, default=MEMBERS,
                     help=f"auto: the number of machines (odd) that learn on random parts of the training set and "
                          f"vote (default {MEMBERS}); 1 learns one machine on all of it")
+    le.add_argument("--accept-at", type=int, metavar="K",
+                    help="auto: accept a string when K machines of the vote accept it (default: K chosen by "
+                         "5-fold cross-validation on the training file)")
     le.add_argument("-o", "--output", type=Path, required=True, help="model file (DFA text format)")
     le.add_argument("--dot", type=Path, help="also write Graphviz dot")
     le.add_argument("--png", type=Path, help="also render a PNG with graphviz (when installed)")

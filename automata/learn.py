@@ -2,15 +2,18 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 
 import numpy as np
 
 from .apta import APTA
+from .dfa import DFA
 from .merging import MergeResult, TimeUp, edsm, rpni
 from .samples import Sample
 from .sat import dfasat
-from .vote import Vote
+from .score import bcr
+from .vote import Vote, majority
 
 ALGORITHMS = ("rpni", "edsm", "sat", "auto")
 
@@ -54,6 +57,12 @@ VOTE_WORK = 1_200_000_000
 VOTE_SECONDS = 45.0
 MEMBERS = 15
 PART = 0.9
+# The vote's acceptance threshold is chosen by FOLDS-fold cross-validation (calibrate_threshold), whose fold votes
+# may spend this many steps together (about 30 s at the slowest step rate measured); a vote so large that they
+# would not fit (its own work times FOLDS - 1, as the fold votes take 4 to 5 times the vote's work) accepts at
+# the majority: that is the densest data, where the threshold matters least, since the members agree.
+FOLDS = 5
+CALIBRATION_WORK = 600_000_000
 
 
 def vote_parts(n: int, members: int, part: float, rng: np.random.Generator) -> list[np.ndarray]:
@@ -74,17 +83,82 @@ def vote_parts(n: int, members: int, part: float, rng: np.random.Generator) -> l
     return parts
 
 
+def vote_members(sample: Sample, members: int, part: float, rng: np.random.Generator, budget: int,
+                 deadline: float, first_free: bool = True) -> tuple[list[DFA], int, int, str]:
+    """The machines of one vote (VARIANTS in turn, on the parts vote_parts draws), as many as the budget of steps
+    and the deadline (a perf_counter time no member starts after) allow, cut to an odd number. first_free: the
+    first member runs whatever the budget, so there is always a machine. Returns (machines, merges, work, why
+    members were left out or '')."""
+    pairs = sample.distinct()
+    machines, merges, work, left, why = [], 0, 0, budget, ""
+    for i, chosen in enumerate(vote_parts(len(pairs), members, part, rng)):
+        if (i or not first_free) and time.perf_counter() > deadline:
+            why = "time limit"
+            break
+        apta = APTA.build(sample.subset([pairs[j] for j in chosen]))
+        try:
+            res = edsm(apta, max_work=None if (i == 0 and first_free) else left,
+                       **variant_options(VARIANTS[i % len(VARIANTS)][1]))
+        except TimeUp:
+            why = "work budget"
+            break
+        left = max(0, left - res.work)
+        work += res.work
+        machines.append(res.dfa)
+        merges += res.merges
+    if len(machines) % 2 == 0 and machines:
+        machines.pop()
+    return machines, merges, work, why
+
+
+def calibrate_threshold(sample: Sample, vote: Vote, part: float, seed: int, budget: int, deadline: float,
+                        folds: int = FOLDS) -> tuple[int, float, str]:
+    """How many of the vote's members must accept a word, chosen by cross-validation on the training sample.
+
+    The distinct strings are split into `folds`; per fold a vote of as many members as `vote` learns on the other
+    folds and counts its accepting members on the held-out fold. The threshold with the best BCR over all folds
+    wins (ties: the one nearest the majority), among those that keep `vote` consistent with the sample. Why: on
+    sparse data the members reject unseen positive strings far more often than they accept unseen negatives
+    (a positive walk that leaves the part of the target the data covered falls off a missing transition), and a
+    majority then rejects most positives; how far to lower the bar depends on the problem. Returns (threshold,
+    its cross-validated BCR, ''), or (the majority, nan, why) when the budget or the deadline cuts a fold vote.
+    """
+    n = len(vote.members)
+    pairs = sample.distinct()
+    order = np.random.default_rng(seed + 1).permutation(len(pairs))
+    yes, truth, left = [], [], budget
+    for f in range(folds):
+        held = [pairs[i] for i in order[f::folds]]
+        out = set(held)
+        machines, _, work, why = vote_members(sample.subset([p for p in pairs if p not in out]), n, part,
+                                              np.random.default_rng(seed), left, deadline, first_free=False)
+        if len(machines) < n:
+            return majority(n), math.nan, why
+        left -= work
+        yes.append(Vote(machines).yes_votes([w for w, _ in held]))
+        truth += [lab for _, lab in held]
+    votes = np.concatenate(yes)
+    labels = np.array([lab for _, lab in pairs])
+    own = vote.yes_votes([w for w, _ in pairs])
+    fits = [k for k in range(1, n + 1) if np.array_equal(own >= k, labels)]
+    rate, _, k = max((bcr(truth, votes >= k), -abs(k - majority(n)), k) for k in fits)
+    return k, rate, ""
+
+
 def learn_auto(sample: Sample, members: int = MEMBERS, part: float = PART, seed: int = 0,
-               budget: int = VOTE_WORK, seconds: float = VOTE_SECONDS) -> MergeResult:
-    """A majority vote of EDSM machines: the first learns on all distinct labelled strings, each other on a
-    random part (90%) of them (with their multiplicities), and the members take VARIANTS in turn.
+               budget: int = VOTE_WORK, seconds: float = VOTE_SECONDS,
+               calibration_budget: int = CALIBRATION_WORK, threshold: int | None = None) -> MergeResult:
+    """A vote of EDSM machines: the first learns on all distinct labelled strings, each other on a random part
+    (90%) of them (with their multiplicities), and the members take VARIANTS in turn. A word is accepted when
+    `threshold` members accept it; None chooses it by cross-validation (calibrate_threshold) when that fits in
+    calibration_budget steps, else takes the majority.
 
     Why: on sparse samples a single EDSM run hangs on a few early merges that a handful of strings decide, so
     machines learned from slightly different data disagree widely (held-out BCR from 0.45 to 0.76 on one
     problem); their vote averages that out. Every member is consistent with its own part, and vote_parts keeps
-    every string in a majority of the members, so the vote is consistent with the training sample. members=1
-    (or a sample too small to split) is one plain run on all of it. The parts come from numpy's
-    default_rng(seed): the same file gives the same vote.
+    every string in a majority of the members, so a majority vote is consistent with the training sample (and the
+    calibration only picks thresholds that keep it so). members=1 (or a sample too small to split) is one plain
+    run on all of it. The parts and folds come from numpy's default_rng(seed): the same file gives the same vote.
     """
     t0 = time.perf_counter()
     pairs = sample.distinct()
@@ -92,37 +166,37 @@ def learn_auto(sample: Sample, members: int = MEMBERS, part: float = PART, seed:
         res = edsm(APTA.build(sample), **stamina_options())
         return dataclasses.replace(res, algorithm="auto", seconds=time.perf_counter() - t0,
                                    note="" if members == 1 else "too few strings to vote: one machine")
-    machines, merges, work, left = [], 0, 0, budget
-    why = "work budget"
-    for i, chosen in enumerate(vote_parts(len(pairs), members, part, np.random.default_rng(seed))):
-        if i and time.perf_counter() - t0 > seconds:
-            why = f"time limit of {seconds:g} s"
-            break
-        apta = APTA.build(sample.subset([pairs[j] for j in chosen]))
-        try:
-            # The first member always finishes, so there is a machine whatever the budget.
-            res = edsm(apta, max_work=None if i == 0 else left, **variant_options(VARIANTS[i % len(VARIANTS)][1]))
-        except TimeUp:
-            break
-        left = max(0, left - res.work)
-        work += res.work
-        machines.append(res.dfa)
-        merges += res.merges
-    if len(machines) % 2 == 0:
-        machines.pop()
+    deadline = t0 + seconds
+    machines, merges, work, why = vote_members(sample, members, part, np.random.default_rng(seed), budget, deadline)
+    reason = {"time limit": f"time limit of {seconds:g} s", "": "an even number would tie"}
     note = (f"vote of {len(machines)} machines, each but the first on {part:.0%} of the distinct strings"
-            + (f" ({members - len(machines)} left out: {why})" if len(machines) < members else ""))
-    model = machines[0] if len(machines) == 1 else Vote(machines)
-    return MergeResult(model, "auto", merges, time.perf_counter() - t0, note, work)
+            + (f" ({members - len(machines)} left out: {reason.get(why, why)})" if len(machines) < members else ""))
+    if len(machines) == 1:
+        return MergeResult(machines[0], "auto", merges, time.perf_counter() - t0, note, work)
+    vote = Vote(machines)
+    if threshold is not None:
+        vote = Vote(machines, min(threshold, len(machines)))  # a budget may have left fewer members than asked
+        note += f"; accepts at {vote.threshold} of {len(machines)}"
+    elif len(pairs) < 10 * FOLDS:
+        note += "; accepts at a majority (too few strings to cross-validate a threshold)"
+    elif (FOLDS - 1) * work > calibration_budget:
+        note += "; accepts at a majority (cross-validating a threshold would exceed the work budget)"
+    else:
+        k, rate, cut = calibrate_threshold(sample, vote, part, seed, calibration_budget, deadline)
+        vote = Vote(machines, k)
+        note += (f"; accepts at {k} of {len(machines)} ({FOLDS}-fold cross-validated BCR {rate:.3f})" if not cut
+                 else f"; accepts at a majority (threshold calibration cut short: {reason.get(cut, cut)})")
+    return MergeResult(vote, "auto", merges, time.perf_counter() - t0, note, work)
 
 
 def learn(sample: Sample, algo: str = "edsm", time_limit: float = 20.0, plain: bool = False,
-          vote: int = MEMBERS) -> MergeResult:
+          vote: int = MEMBERS, accept_at: int | None = None) -> MergeResult:
     """Learn a DFA. plain=True runs the textbook learner (labels-only EDSM evidence) without StaMinA tuning;
-    vote is the number of machines (odd) in the 'auto' vote, 1 for a single machine. A string labelled both ways
-    raises ContradictionError from APTA.build, which every learner runs on the whole sample."""
+    vote is the number of machines (odd) in the 'auto' vote, 1 for a single machine, and accept_at how many of
+    them must accept a word (None: cross-validated). A string labelled both ways raises ContradictionError from
+    APTA.build, which every learner runs on the whole sample."""
     if algo == "auto":
-        return learn_auto(sample, members=vote)
+        return learn_auto(sample, members=vote, threshold=accept_at)
     apta = APTA.build(sample)
     opts = {} if plain else stamina_options()
     if algo == "rpni":

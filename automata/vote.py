@@ -1,8 +1,8 @@
-"""A majority vote of several DFAs: the model `bin/stamina label` applies when the learner returns an ensemble.
+"""A vote of several DFAs: the model `bin/stamina label` applies when the learner returns an ensemble.
 
-Text format: a first line 'vote <n>', then the n member machines in the DFA text format one after the other
-(each starts with its own 'dfa <states> <alphabet>' header). A word is accepted when more than half of the
-members accept it. A vote of one machine is that machine.
+Text format: a first line 'vote <n> [<k>]', then the n member machines in the DFA text format one after the
+other (each starts with its own 'dfa <states> <alphabet>' header). A word is accepted when at least k of the
+members accept it; without k (files written before the threshold existed), when more than half do.
 """
 from __future__ import annotations
 
@@ -16,12 +16,17 @@ from .samples import FormatError, Word
 
 
 class Vote:
-    def __init__(self, members: Sequence[DFA]):
+    def __init__(self, members: Sequence[DFA], threshold: int | None = None):
+        """threshold: how many members must accept a word (default: more than half of them)."""
         if not members:
             raise ValueError("a vote needs at least one machine")
         if len({m.alphabet for m in members}) != 1:
             raise ValueError("the machines of a vote must share one alphabet")
         self.members = tuple(members)
+        self.threshold = majority(len(members)) if threshold is None else int(threshold)
+        if not 1 <= self.threshold <= len(members):
+            raise ValueError(f"a vote of {len(members)} machines accepts at 1 to {len(members)} of them, "
+                             f"not {threshold}")
 
     @property
     def alphabet(self) -> int:
@@ -37,15 +42,18 @@ class Vote:
     def n_transitions(self) -> int:
         return sorted(m.n_transitions for m in self.members)[len(self.members) // 2]
 
+    def yes_votes(self, words: Sequence[Word]) -> np.ndarray:
+        """Per word, how many members accept it."""
+        return np.sum([m.classify(words) for m in self.members], axis=0)
+
     def classify(self, words: Sequence[Word]) -> np.ndarray:
-        yes = np.sum([m.classify(words) for m in self.members], axis=0)
-        return yes * 2 > len(self.members)
+        return self.yes_votes(words) >= self.threshold
 
     def accepts(self, word: Word) -> bool:
         return bool(self.classify([tuple(word)])[0])
 
     def to_text(self) -> str:
-        return f"vote {len(self.members)}\n" + "".join(m.to_text() for m in self.members)
+        return f"vote {len(self.members)} {self.threshold}\n" + "".join(m.to_text() for m in self.members)
 
     def save(self, path) -> None:
         Path(path).write_text(self.to_text())
@@ -58,17 +66,25 @@ class Vote:
         return self.members[0].render_png(path)
 
 
+def majority(n: int) -> int:
+    """The fewest accepting members that are more than half of n."""
+    return n // 2 + 1
+
+
 def model_from_text(text: str, path="<string>") -> DFA | Vote:
-    """A DFA, or a vote when the first non-comment line is 'vote <n>'."""
+    """A DFA, or a vote when the first non-comment line is 'vote <n> [<k>]'."""
     lines = text.splitlines()
     first = next((i for i, ln in enumerate(lines) if ln.split("#", 1)[0].split()), None)
     if first is None or lines[first].split()[0] != "vote":
         return DFA.from_text(text, path)
     head = lines[first].split()
     try:
+        if len(head) > 3:
+            raise ValueError
         n = int(head[1])
+        k = int(head[2]) if len(head) == 3 else None
     except (IndexError, ValueError):
-        raise FormatError(path, first + 1, "the vote header is 'vote <n>'") from None
+        raise FormatError(path, first + 1, "the vote header is 'vote <n> [<k>]'") from None
     starts = [i for i in range(first + 1, len(lines)) if lines[i].split()[:1] == ["dfa"]]
     if len(starts) != n or n < 1:
         raise FormatError(path, first + 1, f"the header announces {n} machines but the file has {len(starts)}")
@@ -78,7 +94,7 @@ def model_from_text(text: str, path="<string>") -> DFA | Vote:
         # Line numbers in errors stay the file's: pad with blank lines up to the member's first line.
         members.append(DFA.from_text("\n" * s + "\n".join(lines[s:end]), path))
     try:
-        return Vote(members)
+        return Vote(members, k)
     except ValueError as e:
         raise FormatError(path, first + 1, str(e)) from None
 

@@ -15,7 +15,8 @@ from automata.dfa import DFA
 from automata.generator import make_problem, random_walk, target_machine
 from automata.grid import Cell, cell_of_problem
 from automata.learn import learn
-from automata.learn import VARIANTS, learn_auto, stamina_options, variant_options, vote_parts
+from automata.learn import (FOLDS, VARIANTS, calibrate_threshold, learn_auto, stamina_options, variant_options,
+                            vote_parts)
 from automata import merging
 from automata.merging import Hypothesis, TimeUp, edsm, edsm_python, rpni
 from automata.samples import (ContradictionError, FormatError, Sample, format_abbadingo, format_stamina,
@@ -304,13 +305,36 @@ def test_vote_parts_keep_every_string_in_a_majority(n, members):
         assert seen.min() * 2 > m
 
 
-def test_auto_vote_is_consistent_with_a_sparse_training_set():
-    training = make_problem(4, 5, 12.5).training
+def test_auto_vote_is_consistent_with_a_sparse_training_set_at_its_cross_validated_threshold():
+    training = small_training(4, 5, 12.5)
     got = learn_auto(training)
     assert isinstance(got.dfa, Vote) and len(got.dfa.members) == 15
     assert list(got.dfa.classify(list(training.words))) == list(training.labels)
     # The members differ from one another: each but the first lacks a tenth of the strings.
     assert len({m.to_text() for m in got.dfa.members}) > 5
+    # The threshold is the calibration's answer, one of those that keep every training string right.
+    k = got.dfa.threshold
+    assert f"accepts at {k} of 15 ({FOLDS}-fold cross-validated BCR 0." in got.note
+    assert calibrate_threshold(training, got.dfa, 0.9, 0, 10**12, time.perf_counter() + 600)[0] == k
+    pairs = training.distinct()
+    words, labels = [w for w, _ in pairs], np.array([lab for _, lab in pairs])
+    fits = [j for j in range(1, 16) if np.array_equal(got.dfa.yes_votes(words) >= j, labels)]
+    assert k in fits and 8 in fits and k != 8  # on this sparse set the members reject too much for a majority
+    # Set by hand: the same members, accepting at the given count.
+    fixed = learn_auto(training, threshold=3)
+    assert fixed.dfa.threshold == 3 and "accepts at 3 of 15" in fixed.note
+    assert [m.to_text() for m in fixed.dfa.members] == [m.to_text() for m in got.dfa.members]
+
+
+@pytest.mark.parametrize("limit, why", [("budget", "work budget"), ("deadline", "time limit")])
+def test_threshold_calibration_cut_short_keeps_the_majority(limit, why):
+    training = small_training(4, 5, 12.5)
+    vote = learn_auto(training, members=3, threshold=2).dfa
+    budget, deadline = (0, time.perf_counter() + 60) if limit == "budget" else (10**12, time.perf_counter() - 1)
+    k, rate, cut = calibrate_threshold(training, vote, 0.9, 0, budget, deadline)
+    assert (k, cut) == (2, why) and np.isnan(rate)
+    small = learn_auto(training, members=3, calibration_budget=0)
+    assert small.dfa.threshold == 2 and "majority (cross-validating a threshold would exceed" in small.note
 
 
 def test_auto_vote_on_a_tiny_sample_is_one_machine():
@@ -339,8 +363,29 @@ def test_vote_is_a_majority_and_round_trips(tmp_path):
     v.save(tmp_path / "v.model")
     back = load_model(tmp_path / "v.model")
     assert isinstance(back, Vote) and list(back.classify(words)) == want
+    # A file written before the threshold existed ('vote <n>' alone) is a majority vote.
+    assert model_from_text(v.to_text().replace("vote 3 2\n", "vote 3\n", 1)).threshold == 2
     assert isinstance(load_model_text := model_from_text(TARGETS["even-zeros"].to_text()), DFA)
     assert load_model_text.equivalent(TARGETS["even-zeros"])
+
+
+@pytest.mark.parametrize("threshold", [1, 2, 3])
+def test_vote_threshold_counts_accepting_members_and_round_trips(tmp_path, threshold):
+    members = [TARGETS["even-zeros"], TARGETS["ends-in-1"], TARGETS["zeros-mod-3"]]
+    v = Vote(members, threshold)
+    words = [w for n in range(5) for w in itertools.product(range(2), repeat=n)]
+    want = [sum(m.accepts(w) for m in members) >= threshold for w in words]
+    assert list(v.classify(words)) == want and v.to_text().startswith(f"vote 3 {threshold}\n")
+    v.save(tmp_path / "v.model")
+    back = load_model(tmp_path / "v.model")
+    assert back.threshold == threshold and list(back.classify(words)) == want
+
+
+@pytest.mark.parametrize("head, why", [("vote 1 2", "accepts at 1 to 1 of them, not 2"), ("vote 1 0", "not 0"),
+                                       ("vote 1 x", "the vote header is"), ("vote 1 1 1", "the vote header is")])
+def test_vote_threshold_errors_name_the_line(head, why):
+    with pytest.raises(FormatError, match=f"v.model:1: .*{why}"):
+        model_from_text(head + "\n" + TARGETS["even-zeros"].to_text(), "v.model")
 
 
 def test_vote_file_errors_name_the_line():
@@ -367,12 +412,18 @@ def test_cli_learn_vote_of_three_and_bad_vote(tmp_path, capsys):
     s = complete_sample(TARGETS["zeros-mod-3"], 6)
     (tmp_path / "train.txt").write_text(format_abbadingo(s))
     assert main(["learn", str(tmp_path / "train.txt"), "--vote", "3", "-o", str(tmp_path / "v.model")]) == 0
-    assert "(vote of 3 machines, each but the first on 90% of the distinct strings)" in capsys.readouterr().out
+    assert "(vote of 3 machines, each but the first on 90% of the distinct strings; accepts at" in capsys.readouterr().out
     model = load_model(tmp_path / "v.model")
     assert isinstance(model, Vote) and list(model.classify(list(s.words))) == list(s.labels)
     assert main(["learn", str(tmp_path / "train.txt"), "--vote", "2", "-o", str(tmp_path / "w.model")]) == 2
     assert "--vote takes an odd number" in capsys.readouterr().err
+    assert main(["learn", str(tmp_path / "train.txt"), "--vote", "3", "--accept-at", "4",
+                 "-o", str(tmp_path / "w.model")]) == 2
+    assert "--accept-at takes 1 to 3" in capsys.readouterr().err
     assert not (tmp_path / "w.model").exists()
+    assert main(["learn", str(tmp_path / "train.txt"), "--vote", "3", "--accept-at", "1",
+                 "-o", str(tmp_path / "v1.model")]) == 0
+    assert "accepts at 1 of 3" in capsys.readouterr().out and load_model(tmp_path / "v1.model").threshold == 1
 
 
 def test_cli_labels_with_a_vote_model(tmp_path, capsys):
