@@ -314,7 +314,7 @@ def test_auto_vote_is_consistent_with_a_sparse_training_set_at_its_cross_validat
     assert len({m.to_text() for m in got.dfa.members}) > 5
     # The threshold is the calibration's answer, one of those that keep every training string right.
     k = got.dfa.threshold
-    assert f"accepts at {k} of 15 ({FOLDS}-fold cross-validated BCR 0." in got.note
+    assert f"accepts at {k} of 15: {FOLDS}-fold cross-validated BCR 0." in got.note
     assert calibrate_threshold(training, got.dfa, 0.9, 0, 10**12, time.perf_counter() + 600)[0] == k
     pairs = training.distinct()
     words, labels = [w for w, _ in pairs], np.array([lab for _, lab in pairs])
@@ -334,7 +334,16 @@ def test_threshold_calibration_cut_short_keeps_the_majority(limit, why):
     k, rate, cut = calibrate_threshold(training, vote, 0.9, 0, budget, deadline)
     assert (k, cut) == (2, why) and np.isnan(rate)
     small = learn_auto(training, members=3, calibration_budget=0)
-    assert small.dfa.threshold == 2 and "majority (cross-validating a threshold would exceed" in small.note
+    assert small.dfa.threshold == 2 and "majority: cross-validating a threshold would exceed" in small.note
+
+
+def test_auto_vote_whose_calibration_runs_out_says_so(monkeypatch):
+    """The up-front estimate (the vote's work times FOLDS) can be too low; then the fold votes run out of steps."""
+    training = small_training(4, 5, 12.5)
+    work = learn_auto(training, members=3, threshold=2).work
+    monkeypatch.setattr("automata.learn.FOLDS", 1)  # only the estimate: calibrate_threshold still runs 5 folds
+    got = learn_auto(training, members=3, calibration_budget=2 * work)
+    assert got.dfa.threshold == 2 and got.note.endswith("threshold calibration cut short by the work budget")
 
 
 def test_auto_vote_on_a_tiny_sample_is_one_machine():
@@ -412,7 +421,8 @@ def test_cli_learn_vote_of_three_and_bad_vote(tmp_path, capsys):
     s = complete_sample(TARGETS["zeros-mod-3"], 6)
     (tmp_path / "train.txt").write_text(format_abbadingo(s))
     assert main(["learn", str(tmp_path / "train.txt"), "--vote", "3", "-o", str(tmp_path / "v.model")]) == 0
-    assert "(vote of 3 machines, each but the first on 90% of the distinct strings; accepts at" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "(vote of 3 machines, each but the first on 90% of the distinct strings; accepts at" in out
     model = load_model(tmp_path / "v.model")
     assert isinstance(model, Vote) and list(model.classify(list(s.words))) == list(s.labels)
     assert main(["learn", str(tmp_path / "train.txt"), "--vote", "2", "-o", str(tmp_path / "w.model")]) == 2
