@@ -5,7 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .learn import ALGORITHMS, MEMBERS
+from .learn import ALGORITHMS, FOLDS, MEMBERS
 from .samples import ContradictionError, FormatError
 from .vote import Vote, load_model
 
@@ -145,8 +145,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help=f"auto: the number of machines (odd) that learn on random parts of the training set and "
                          f"vote (default {MEMBERS}); 1 learns one machine on all of it")
     le.add_argument("--accept-at", type=int, metavar="K",
-                    help="auto: accept a string when K machines of the vote accept it (default: K chosen by "
-                         "5-fold cross-validation on the training file)")
+                    help=f"auto: accept a string when K machines of the vote accept it (default: K chosen by "
+                         f"{FOLDS}-fold cross-validation on the training file)")
     le.add_argument("-o", "--output", type=Path, required=True, help="model file (DFA text format)")
     le.add_argument("--dot", type=Path, help="also write Graphviz dot")
     le.add_argument("--png", type=Path, help="also render a PNG with graphviz (when installed)")
