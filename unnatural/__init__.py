@@ -1,0 +1,10 @@
+"""unnatural: the project's version and root folder, the bottom of its layering (imports nothing).
+
+Layers, each importing only from the ones before it (tests/test_layout.py checks it):
+unnatural -> parsing -> formats -> lm -> ranker, lines, automata -> evaluation, bench; commands (`*cli.py`
+modules, run by `bin/`) may import any layer.
+"""
+from pathlib import Path
+
+__version__ = "0.1.0"   # the one place the version is written (pyproject.toml reads it)
+ROOT = Path(__file__).resolve().parent.parent   # the repository: default models, corpora and tools live here
