@@ -86,7 +86,7 @@ quick: setup
 	$(PY) -m pytest -q -m 'not slow'
 
 lossless: setup data
-	$(PY) -m parsing.lossless .data/codrep2019/learning .data/codrep2019/validation .data/codrep2018/Dataset1 .data/codrep2018/Dataset2 .data/codrep2018/Dataset3 .data/codrep2018/Dataset4
+	$(PY) -m formats.lossless .data/codrep2019/learning .data/codrep2019/validation .data/codrep2018/Dataset1 .data/codrep2018/Dataset2 .data/codrep2018/Dataset3 .data/codrep2018/Dataset4
 
 DEFAULT_MODEL := .models/default-kind-o6.bin
 HELDOUT := java.net.http/ java.sql/ jdk.httpserver/ java.logging/

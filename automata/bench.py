@@ -18,7 +18,7 @@ from pathlib import Path
 
 from .grid import Cell, cell_of_problem
 from .samples import Sample, Word, read_sample, split_distinct
-from .score import bcr
+from .bcr import bcr
 
 REPO = Path(__file__).resolve().parent.parent
 CACHE = REPO / ".bench" / "stamina"

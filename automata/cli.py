@@ -5,6 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from .bcr import SOLVED_BCR
 from .learn import ALGORITHMS, FOLDS, MEMBERS
 from .samples import ContradictionError, FormatError
 from .vote import Vote, load_model
@@ -108,7 +109,7 @@ def cmd_grid(args) -> int:
         print(f"stamina grid: {e}; skipped", file=sys.stderr)
     for s in scores:
         print(f"problem {s.problem:>3}: alphabet {s.cell.alphabet:>2}, sparsity {s.cell.sparsity:>5g}% "
-              f"BCR {s.bcr:.3f} {'solved' if s.bcr >= 0.99 else '      '} {s.states:>4} states {s.seconds:5.1f} s")
+              f"BCR {s.bcr:.3f} {'solved' if s.bcr >= SOLVED_BCR else '      '} {s.states:>4} states {s.seconds:5.1f} s")
     print(grid_report(scores, f"BCR per cell ({args.algo}) for {args.dir}"))
     return 2 if errors else 0
 

@@ -12,7 +12,7 @@ from .dfa import DFA
 from .merging import MergeResult, TimeUp, edsm, rpni
 from .samples import Sample
 from .sat import dfasat
-from .score import bcr
+from .bcr import bcr
 from .vote import Vote, majority
 
 ALGORITHMS = ("rpni", "edsm", "sat", "auto")

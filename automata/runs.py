@@ -12,7 +12,7 @@ from .bench import BenchRow, aalpy_edsm, load_split
 from .grid import Cell, cell_of_problem, format_grid
 from .learn import learn
 from .samples import ContradictionError, FormatError, read_sample, read_training, split_distinct
-from .score import bcr
+from .bcr import SOLVED_BCR, bcr
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,7 +73,7 @@ def grid_report(scores: list[ProblemScore], title: str) -> str:
     slowest = max(scores, key=lambda s: s.seconds)
     lines = [format_grid(cells, title),
              f"mean BCR {mean:.3f} over {len(scores)} problems ({scores[0].protocol}); "
-             f"solved {sum(s.bcr >= 0.99 for s in scores)}; slowest problem {slowest.problem}: {slowest.seconds:.1f} s"]
+             f"solved {sum(s.bcr >= SOLVED_BCR for s in scores)}; slowest problem {slowest.problem}: {slowest.seconds:.1f} s"]
     return "\n".join(lines)
 
 

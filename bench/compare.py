@@ -26,15 +26,15 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from evaluation.codrep2019 import ANSWERS_FILE, parse_predictions, read_answers, score_rankings
-from evaluation.common import InputError
-from lm.build import MAX_ORDER
+from formats.codrep2019 import ANSWERS_FILE, read_answers
+from formats.files import InputError
+from formats.sources import SourceError, iter_raw, shape_of
+from evaluation.codrep2019 import parse_predictions, score_rankings
 from lm.corpus import write_corpus
 from lm.kenlm_tools import KenlmError, build_binary, lmplz
-from lm.model import LOG2_10, read_signature, signature_path
-from lm.signature import versions
-from lm.sources import SourceError, shape_of
+from lm.model import LOG2_10, MAX_ORDER, LanguageModel, read_signature, signature_path
 from parsing.schemes import SCHEMES, UnknownScheme, get_scheme
+from unnatural.signature import signature, versions
 
 from . import report
 from .rankcmd import RankCommand, RankerError, python, rank_command
@@ -136,7 +136,8 @@ def ensure_corpus(sources: list[str], scheme: str, exclude: tuple[str, ...], cac
         return text, meta
     t0 = time.time()
     partial = cache / f"{key}.txt.partial"
-    stats = write_corpus(list(sources), scheme, partial, workers, exclude, progress)
+    files = (raw for s in sources for raw in iter_raw(s, exclude))
+    stats = write_corpus(files, scheme, partial, workers, progress, sources=sources)
     if stats.files == 0:
         partial.unlink(missing_ok=True)
         raise UsageError("empty corpus: no Java file could be read from " + ", ".join(sources))
@@ -244,19 +245,19 @@ def load_eval(folder: Path, limit: int | None) -> EvalSet:
     return EvalSet(folder, [Path(p) for p in paths], {p: answers[p] for p in paths}, len(answers), texts)
 
 
-def eval_symbols(ev: EvalSet, scheme: str) -> list[str]:
-    """Each eval file's symbol stream as one KenLM sentence (space-separated symbols)."""
+def eval_symbols(ev: EvalSet, scheme: str) -> list[list[str]]:
+    """Each eval file's symbol stream (one KenLM sentence each)."""
     from parsing.java import tokenize
     sch = get_scheme(scheme)
-    return [" ".join(sch.symbols(tokenize(t))) for t in ev.texts]
+    return [sch.symbols(tokenize(t)) for t in ev.texts]
 
 
-def cross_entropy(model, sentences: list[str]) -> float:
+def cross_entropy(model: LanguageModel, sentences: list[list[str]]) -> float:
     """Mean bits per symbol (</s> counted) over all the sentences."""
     total10, count = 0.0, 0
     for s in sentences:
-        total10 += model.score(s, bos=True, eos=True)
-        count += s.count(" ") + 2   # symbols + </s>
+        total10 += model.score(s)
+        count += len(s) + 1   # symbols + </s>
     return -total10 * LOG2_10 / max(count, 1)
 
 
@@ -290,12 +291,14 @@ class Row:
     reused: bool
 
 
-_LOAD = "import sys, time, kenlm; t = time.perf_counter(); kenlm.Model(sys.argv[1]); print(time.perf_counter() - t)"
+_LOAD = ("import sys, time; from lm.model import LanguageModel; t = time.perf_counter(); "
+         "LanguageModel(sys.argv[1]).load(); print(time.perf_counter() - t)")
 
 
 def load_seconds(model_file: Path) -> float:
-    """kenlm.Model() in a fresh process (what `bin/rank` pays; the interpreter start is not counted)."""
-    proc = subprocess.run([python(), "-c", _LOAD, str(model_file)], capture_output=True, text=True)
+    """Loading the model in a fresh process (what `bin/rank` pays; the interpreter start is not counted)."""
+    proc = subprocess.run([python(), "-c", _LOAD, str(model_file)], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
     if proc.returncode != 0:
         raise RuntimeError(f"cannot load {model_file}: {(proc.stderr.strip().splitlines() or ['?'])[-1]}")
     return float(proc.stdout)
@@ -303,9 +306,8 @@ def load_seconds(model_file: Path) -> float:
 
 def measure(ranker: RankCommand, model_file: Path, sig: dict, ev: EvalSet, sentences: list[str], workers: int,
             reused: bool) -> Row:
-    import kenlm
     load_s = load_seconds(model_file)
-    model = kenlm.Model(str(model_file))
+    model = LanguageModel(model_file)
     bits = cross_entropy(model, sentences)
     del model
     predictions, seconds = rank_files(ranker, model_file, ev, workers)
@@ -363,10 +365,10 @@ def signature_line(metas: list[dict], ev: EvalSet, orders: list[int], schemes: l
     ver = versions()
     order_spec = f"{orders[0]}-{orders[-1]}" if orders == list(range(orders[0], orders[-1] + 1)) else \
         ",".join(map(str, orders))
-    return (f"{PROG}|train:{names}({meta['files']}files,{meta['tokens']}tokens)"
-            f"|eval:{ev.folder.name}({evaluated}tasks)|orders:{order_spec}|schemes:{','.join(schemes)}"
-            f"|workers:{workers}|cores:{os.cpu_count()}|ranker:{ranker}|kenlm:{ver['kenlm']}"
-            f"|tree-sitter-java:{ver['tree-sitter-java']}|unnatural:{ver['unnatural']}")
+    return signature(PROG, [("train", f"{names}({meta['files']}files,{meta['tokens']}tokens)"),
+                            ("eval", f"{ev.folder.name}({evaluated}tasks)"), ("orders", order_spec),
+                            ("schemes", ",".join(schemes)), ("workers", workers), ("cores", os.cpu_count()),
+                            ("ranker", ranker), *((tool, ver[tool]) for tool in ("kenlm", "tree-sitter-java", "unnatural"))])
 
 
 # ------------------------------------------------------------------------------------------------- main

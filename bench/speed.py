@@ -23,8 +23,9 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from lm.model import read_signature
-from lm.signature import model_signature, versions
+from formats.codrep2019 import task_files
+from lm.model import model_fields, read_signature
+from unnatural.signature import signature, versions
 
 from . import report
 from .rankcmd import RankCommand, RankerError, rank_command
@@ -105,10 +106,6 @@ def synthetic_folder(jdk: Path, size: int, count: int, seed: int, cache: Path) -
         raise UsageError(f"bin/make-tasks failed for size {size_label(size)}: "
                          + (proc.stderr.strip().splitlines() or ["?"])[-1])
     return folder
-
-
-def task_files(folder: Path) -> list[Path]:
-    return [f for f in folder.glob("*.txt") if f.name not in ("out.txt",)]
 
 
 # -------------------------------------------------------------------------------------------- measuring
@@ -276,10 +273,10 @@ def signature_line(model: Path, sets: list[tuple[str, Path]], seed: int,
                    ranker: str = "worktree") -> str:
     sig = read_signature(model)
     ver = versions()
-    model_part = model_signature(sig) if sig else f"model:{model}"
     names = ",".join(f"{n}({len(task_files(f))})" for n, f in sets)
-    return (f"{PROG}|{model_part}|ranker:{ranker}|sets:{names}|make-tasks-seed:{seed}|cores:{os.cpu_count()}"
-            f"|tree-sitter:{ver['tree-sitter']}|python:{ver['python']}")
+    return signature(PROG, [*(model_fields(sig) if sig else [("model", model)]), ("ranker", ranker), ("sets", names),
+                            ("make-tasks-seed", seed), ("cores", os.cpu_count()),
+                            ("tree-sitter", ver["tree-sitter"]), ("python", ver["python"])])
 
 
 def write_csv(rows: list[Row], path: Path) -> None:

@@ -9,6 +9,8 @@ import os
 import sys
 from typing import Sequence, TextIO
 
+import formats.codrep2018
+import formats.codrep2019
 from evaluation import codrep2018, codrep2019, fim, plur, registry, stamina
 from evaluation.common import InputError, read_text, signature
 
@@ -60,7 +62,7 @@ def _run_codrep2019(args: argparse.Namespace, out: TextIO) -> None:
     text, source = _read_text(args.predictions)
     predictions = codrep2019.parse_predictions(text.splitlines(), source)
     # Without --datasets, the tasks are those of every folder a prediction names.
-    folders, answers = _tasks(args.datasets, predictions, source, os.path.dirname, codrep2019.read_datasets)
+    folders, answers = _tasks(args.datasets, predictions, source, os.path.dirname, formats.codrep2019.read_datasets)
     scores = registry.get("codrep2019").function(answers, predictions)
     print(f"Total files: {scores.total_files}", file=out)
     print(f"MRR: {scores.mrr}", file=out)
@@ -76,8 +78,9 @@ def _run_codrep2018(args: argparse.Namespace, out: TextIO) -> None:
     predictions = codrep2018.parse_predictions(text.splitlines(), source)
     # Tasks/N.txt -> the dataset folder above Tasks/
     folders, solutions = _tasks(args.datasets, predictions, source,
-                                lambda path: os.path.dirname(os.path.dirname(path)), codrep2018.read_datasets)
-    line_counts = {path: codrep2018.read_program_line_count(path) for path in predictions}
+                                lambda path: os.path.dirname(os.path.dirname(path)),
+                                formats.codrep2018.read_datasets)
+    line_counts = {path: formats.codrep2018.read_program_line_count(path) for path in predictions}
     codrep2018.check_line_ranges(predictions, line_counts)
     scores = registry.get("codrep2018").function(solutions, predictions)
     print(f"Total files: {scores.total_files}", file=out)

@@ -2,7 +2,7 @@
 
 Semantics of the official `evaluate.py` of KTH/CodRep-competition:
 - a dataset folder holds `Tasks/N.txt` (line 1: the new line, line 2: empty, then the program) and
-  `Solutions/N.txt` (the 1-based number of the replaced program line);
+  `Solutions/N.txt` (the 1-based number of the replaced program line), read by formats/codrep2018.py;
 - a prediction line is `<path of Tasks/N.txt> <line> [<line> ...]`; only the first line number counts;
 - the loss of a task is tanh(|predicted - correct|), 1 for a task without a prediction;
 - `Average line error` is the mean loss over all tasks of the dataset folder(s); `Recall@1` the share of
@@ -13,18 +13,11 @@ same task twice is an error; relative and absolute paths name the same task; the
 from __future__ import annotations
 
 import math
-import os
-import re
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
-from evaluation.codrep2019 import normalize_path
-from evaluation.common import InputError, read_text, safe_ratio
-
-TASKS = "Tasks"
-SOLUTIONS = "Solutions"
-_HEADER_LINES = 2  # the new line and an empty line come before the program in a task file
-_TASK_NAME = re.compile(r"^(\d+)\.txt$")
+from formats.files import normalize_path
+from evaluation.common import InputError, safe_ratio
 
 
 @dataclass(frozen=True)
@@ -32,49 +25,6 @@ class LineScores:
     total_files: int
     average_line_error: float
     recall_at_1: float
-
-
-def read_solutions(dataset: str) -> dict[str, int]:
-    """Every task of a dataset folder: absolute path of `Tasks/N.txt` -> the line of `Solutions/N.txt`."""
-    tasks_folder = os.path.join(dataset, TASKS)
-    try:
-        names = os.listdir(tasks_folder)
-    except OSError as error:
-        raise InputError(f"{tasks_folder}: cannot list the tasks ({error.strerror})") from None
-    solutions = {}
-    for name in sorted(names, key=lambda n: (len(n), n)):
-        if not _TASK_NAME.match(name):
-            continue
-        solution_path = os.path.join(dataset, SOLUTIONS, name)
-        text = read_text(solution_path, "the solution")
-        try:
-            solutions[normalize_path(os.path.join(tasks_folder, name))] = int(text.strip())
-        except ValueError:
-            raise InputError(f"{solution_path}: solution is not a line number: {text.strip()!r}") from None
-    return solutions
-
-
-def read_datasets(folders: Iterable[str]) -> dict[str, int]:
-    solutions: dict[str, int] = {}
-    for folder in folders:
-        solutions.update(read_solutions(folder))
-    return solutions
-
-
-def program_line_count(task_text: bytes) -> int:
-    """Lines of the program in a task file's content (after the new line and the empty line)."""
-    lines = task_text.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()  # a final newline ends the last line, it does not start another
-    return max(0, len(lines) - _HEADER_LINES)
-
-
-def read_program_line_count(task_path: str) -> int:
-    try:
-        with open(task_path, "rb") as task:
-            return program_line_count(task.read())
-    except OSError as error:
-        raise InputError(f"{task_path}: cannot read the task ({error.strerror})") from None
 
 
 def parse_predictions(lines: Iterable[str], source: str = "<stdin>") -> dict[str, int]:

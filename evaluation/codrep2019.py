@@ -1,7 +1,8 @@
 """CodRep 2019 (formatting-error offsets): MRR and Recall@k of ranked character offsets.
 
 Semantics of the official `Baseline/evaluate.py` of ASSERT-KTH/codrep-2019:
-- a task folder holds `N.txt` files and `out.txt`, whose line N+1 is the answer (a character offset) of `N.txt`;
+- a task folder holds `N.txt` files and `out.txt`, whose line N+1 is the answer (a character offset) of `N.txt`
+  (read by formats/codrep2019.py);
 - a prediction line is `<path> <offset1> <offset2> ...`, best first;
 - the reciprocal rank of a task is 1 / (position of the first occurrence of the answer in its line), 0 when
   the answer is absent; a task without a prediction line scores 0;
@@ -11,21 +12,17 @@ absolute paths name the same task; Recall@k is the share of tasks whose answer i
 The sum is `math.fsum`, so it does not depend on the order of the tasks (the official script's plain `+=`
 in directory order can differ from it in the last digit only).
 
-This module is shared with `ranker/`: one MRR for the whole project.
+One MRR for the whole project (bin/evaluate, bin/compare-orders, bin/analyze-errors).
 """
 from __future__ import annotations
 
 import math
-import os
-import re
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
-from evaluation.common import InputError, read_text, safe_ratio
-
-ANSWERS_FILE = "out.txt"
+from formats.files import normalize_path
+from evaluation.common import InputError, safe_ratio
 DEFAULT_KS = (1, 5, 10)
-_TASK_NAME = re.compile(r"^(\d+)\.txt$")
 
 
 @dataclass(frozen=True)
@@ -38,48 +35,6 @@ class RankingScores:
 
     def recall_at(self, k: int) -> float:
         return dict(self.recall)[k]
-
-
-def normalize_path(path: str) -> str:
-    """The key of a task: its absolute path, so that relative and absolute spellings agree."""
-    return os.path.abspath(path)
-
-
-def task_files(folder: str) -> dict[int, str]:
-    """The tasks of one folder: task number -> normalized path of `N.txt`."""
-    try:
-        names = os.listdir(folder)
-    except OSError as error:
-        raise InputError(f"{folder}: cannot list the task folder ({error.strerror})") from None
-    tasks = {}
-    for name in names:
-        match = _TASK_NAME.match(name)
-        if match:
-            tasks[int(match.group(1))] = normalize_path(os.path.join(folder, name))
-    return tasks
-
-
-def read_answers(folder: str) -> dict[str, int]:
-    """Answers of every task of `folder`: absolute path of `N.txt` -> its offset (line N+1 of out.txt)."""
-    out_path = os.path.join(folder, ANSWERS_FILE)
-    lines = read_text(out_path, "the answers").splitlines()
-    answers = {}
-    for number, path in sorted(task_files(folder).items()):
-        if number >= len(lines):
-            raise InputError(f"{out_path}: no line {number + 1} for the answer of {path}")
-        try:
-            answers[path] = int(lines[number])
-        except ValueError:
-            raise InputError(f"{out_path}:{number + 1}: answer is not an integer: {lines[number]!r}") from None
-    return answers
-
-
-def read_datasets(folders: Iterable[str]) -> dict[str, int]:
-    """Answers of the tasks of several folders (the `--datasets A:B` of the official script)."""
-    answers: dict[str, int] = {}
-    for folder in folders:
-        answers.update(read_answers(folder))
-    return answers
 
 
 def parse_predictions(lines: Iterable[str], source: str = "<stdin>") -> dict[str, list[int]]:

@@ -5,14 +5,13 @@ the folder was made by bin/make-tasks, else voted from the task's near-duplicate
 """
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from lm.codrep2019_clean import base_texts
+from formats.codrep2019 import original_texts, read_answers
 
-from .codrep2019 import answer_position, read_answers
+from .codrep2019 import answer_position
 from .edits import Edit, describe, find_edit
 
 
@@ -27,26 +26,10 @@ class TaskOutcome:
         return 1.0 / self.position if self.position else 0.0
 
 
-def originals(folder: Path) -> dict[str, str]:
-    """Each task's original (error-free) text: from truth.jsonl when bin/make-tasks wrote the folder,
-    else voted from the task's near-duplicate copies (a task with < 3 copies maps to itself)."""
-    truth_file = folder / "truth.jsonl"
-    if not truth_file.exists():
-        return {str(p.absolute()): b.decode("utf-8", errors="replace") for p, b in base_texts(folder).items()}
-    out = {}
-    for line in truth_file.read_text().splitlines():
-        t = json.loads(line)
-        p = folder / t["task"]
-        text = p.read_text(encoding="utf-8")
-        lo = t["gap_start"] - 1
-        out[str(p.absolute())] = text[:lo] + t["original"] + text[lo + len(t["edited"]):]
-    return out
-
-
 def outcomes(folder: Path, predictions: dict[str, list[int]]) -> list[TaskOutcome]:
     answers = read_answers(str(folder))
     edits = {p: find_edit(Path(p).read_text(encoding="utf-8", errors="replace"), original)
-             for p, original in originals(folder).items()}
+             for p, original in original_texts(folder).items()}
     return [TaskOutcome(p, answer_position(predictions.get(p, ()), a), edits.get(p))
             for p, a in sorted(answers.items())]
 
@@ -95,7 +78,7 @@ def repair_exactness(folder: Path, explanations: list[dict]) -> Exactness:
     top = {}
     for e in explanations:
         top.setdefault(e["path"], e)   # the first finding of each file is its best
-    known = originals(folder)
+    known = original_texts(folder)
     first = exact = checked = 0
     for path, answer in answers.items():
         e = top.get(path)

@@ -6,10 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from lm.corpus import decode
-from lm.sources import SourceError, iter_raw
-
-from .tasks import TaskFolderError, make_tasks
+from formats.codrep2019 import TaskFolderError, make_tasks
+from formats.files import InputError, decode
+from formats.sources import SourceError, iter_raw
 
 
 def main(argv=None) -> int:
@@ -32,9 +31,9 @@ def main(argv=None) -> int:
                 if args.include and not any(pat in raw.name for pat in args.include):
                     continue
                 try:
-                    text = decode(raw.data)
-                except UnicodeDecodeError:
-                    print(f"make-tasks: warning: {raw.name}: not UTF-8; skipped", file=sys.stderr)
+                    text = decode(raw.data, raw.name)
+                except InputError as e:
+                    print(f"make-tasks: warning: {e}", file=sys.stderr)
                     continue
                 if len(text) >= args.min_chars and (args.max_chars is None or len(text) <= args.max_chars):
                     texts.append((raw.name, text))

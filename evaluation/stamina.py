@@ -1,10 +1,5 @@
-"""StaMinA (state-machine inference competition): the balanced classification rate of a test-set labelling.
-
-As the competition defines it: with TP, FN, TN, FP counted over the test strings (1 = accepted),
-sensitivity = TP / (TP + FN), specificity = TN / (TN + FP), and BCR is their harmonic mean
-2 * sensitivity * specificity / (sensitivity + specificity); a problem is solved when BCR >= 0.99.
-A rate whose denominator is 0 (no positive, or no negative, true label) is 0, and so is BCR when both
-rates are 0 (ASSUMED: the competition's test sets always had both labels).
+"""StaMinA (state-machine inference competition): the balanced classification rate of a test-set labelling
+(the metric itself is automata/bcr.py's, which the learners use too).
 
 Predicted labels are read as the competition's submissions were written: a string of `0`/`1`, one per test
 string; whitespace (so also one label per line) is ignored. True labels are read in that form too, or from a
@@ -13,27 +8,14 @@ lines of the adl files.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Sequence
 
-from evaluation.common import InputError, safe_ratio
+from automata import bcr
+from automata.bcr import SOLVED_BCR, Bcr
+from evaluation.common import InputError
 
-SOLVED_BCR = 0.99
-
-
-@dataclass(frozen=True)
-class Bcr:
-    true_positive: int
-    false_negative: int
-    true_negative: int
-    false_positive: int
-    sensitivity: float
-    specificity: float
-    bcr: float
-
-    @property
-    def solved(self) -> bool:
-        return self.bcr >= SOLVED_BCR
+__all__ = ["SOLVED_BCR", "Bcr", "LABEL_FORMATS", "balanced_classification_rate", "parse_labels",
+           "parse_abbadingo_labels", "parse_signed_labels"]
 
 
 def parse_labels(text: str, source: str) -> tuple[bool, ...]:
@@ -84,13 +66,7 @@ LABEL_FORMATS = {"01": parse_labels, "abbadingo": parse_abbadingo_labels, "signs
 
 
 def balanced_classification_rate(predicted: Sequence[bool], actual: Sequence[bool]) -> Bcr:
+    """automata/bcr.py's metric, a length mismatch being bad input."""
     if len(predicted) != len(actual):
         raise InputError(f"{len(predicted)} predicted labels but {len(actual)} true labels")
-    tp = sum(1 for p, a in zip(predicted, actual) if p and a)
-    fn = sum(1 for p, a in zip(predicted, actual) if not p and a)
-    tn = sum(1 for p, a in zip(predicted, actual) if not p and not a)
-    fp = sum(1 for p, a in zip(predicted, actual) if p and not a)
-    sensitivity = safe_ratio(tp, tp + fn)
-    specificity = safe_ratio(tn, tn + fp)
-    bcr = safe_ratio(2 * sensitivity * specificity, sensitivity + specificity)
-    return Bcr(tp, fn, tn, fp, sensitivity, specificity, bcr)
+    return bcr.balanced_classification_rate(predicted, actual)

@@ -305,7 +305,7 @@ def window_symbols(lines, i: int, replacement: str | None, width: int = LM_WINDO
 
 def rich_features(new_line: str, lines, candidates, s1_scores, lm) -> np.ndarray:
     """(len(candidates), len(RICH_NAMES)) features for the candidate line indices (0-based), given their
-    first-stage scores (candidates sorted best first) and a kenlm.Model over the `text` scheme (or None)."""
+    first-stage scores (candidates sorted best first) and a LanguageModel over the `text` scheme (or None)."""
     new_tok = line_tokens(new_line)
     new_kinds, new_texts = new_tok.kinds, new_tok.texts
     k = len(candidates)
@@ -325,8 +325,8 @@ def rich_features(new_line: str, lines, candidates, s1_scores, lm) -> np.ndarray
         orig, repl = window_texts(new_line, lines, i)
         e_orig, e_new = parse_errors(orig), parse_errors(repl)
         if lm is not None:
-            lo = lm.score(" ".join(window_symbols(lines, i, None)), bos=False, eos=False)
-            ln = lm.score(" ".join(window_symbols(lines, i, new_line)), bos=False, eos=False)
+            lo = lm.score(window_symbols(lines, i, None), bos=False, eos=False)
+            ln = lm.score(window_symbols(lines, i, new_line), bos=False, eos=False)
         else:
             lo = ln = 0.0
         lm_deltas[r] = ln - lo

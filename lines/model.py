@@ -17,8 +17,11 @@ from pathlib import Path
 
 import numpy as np
 
+from formats.codrep2018 import Task
+from lm.model import LanguageModel
+from unnatural.signature import signature
+
 from .features import CHEAP_NAMES, PREFILTER, RICH_NAMES, cheap_features, prepare, rich_features
-from .tasks import Task
 
 SIGNATURE = "signature.json"
 LM_FILE = "lm.bin"
@@ -92,7 +95,6 @@ class LineRanker:
     """A trained model directory, loaded."""
 
     def __init__(self, model_dir: str | Path):
-        import kenlm
         import lightgbm as lgb
 
         d = Path(model_dir)
@@ -107,7 +109,7 @@ class LineRanker:
         self.cfg = RankerConfig(**self.signature["config"])
         self.stage1 = lgb.Booster(model_file=str(d / STAGE1))
         self.stage2 = lgb.Booster(model_file=str(d / STAGE2))
-        self.lm = kenlm.Model(str(d / LM_FILE))
+        self.lm = LanguageModel(d / LM_FILE).load()
         base = self.signature.get("baseline", {})
         self.baseline = (base.get("feature", "indel"), float(base.get("sign", 1.0)))
 
@@ -120,8 +122,9 @@ class LineRanker:
     def signature_line(self) -> str:
         s = self.signature
         v = s.get("versions", {})
-        return (f"line-ranker:{self.dir}|stage1:lambdarank({len(CHEAP_NAMES)}f)|stage2:lambdarank"
-                f"({len(CHEAP_NAMES) + len(RICH_NAMES)}f,top{self.cfg.top_k})|lm:text-o{self.cfg.lm_order}"
-                f"|trained:{'+'.join(s.get('sources', []))}({s.get('tasks', '?')}tasks)"
-                f"|lightgbm:{v.get('lightgbm')}|kenlm:{v.get('kenlm')}|tree-sitter-java:{v.get('tree-sitter-java')}"
-                f"|rapidfuzz:{v.get('rapidfuzz')}|unnatural:{v.get('unnatural')}")
+        return signature("line-ranker", [
+            ("model", self.dir), ("stage1", f"lambdarank({len(CHEAP_NAMES)}f)"),
+            ("stage2", f"lambdarank({len(CHEAP_NAMES) + len(RICH_NAMES)}f,top{self.cfg.top_k})"),
+            ("lm", f"text-o{self.cfg.lm_order}"),
+            ("trained", f"{'+'.join(s.get('sources', []))}({s.get('tasks', '?')}tasks)"),
+            *((tool, v.get(tool)) for tool in ("lightgbm", "kenlm", "tree-sitter-java", "rapidfuzz", "unnatural"))])

@@ -8,43 +8,34 @@ stage-1 model trained on the other folds. The shipped LM and stage-1 model are t
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
-import shutil
 import sys
 import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
-from importlib import metadata
-import multiprocessing
 from pathlib import Path
 
 import numpy as np
 from tqdm import tqdm
 
-from lm.kenlm_tools import build_binary, lmplz
-from lm.signature import versions
-from lm.sources import codrep2018_body
-from parsing.java import tokenize
-from parsing.schemes import get_scheme
+from formats.codrep2018 import TaskError, is_dataset, iter_dataset, read_task, task_body
+from formats.sources import RawFile
+from lm.build import build_folds
+from lm.corpus import fold_of
+from lm.model import LanguageModel
+from unnatural.signature import versions
 
+from .batch import forkserver_pool
 from .features import CHEAP_NAMES, RICH_NAMES, cheap_features, prepare, rich_features
 from .model import LM_FILE, SIGNATURE, STAGE1, STAGE2, RankerConfig, stage2_inputs
-from .tasks import TaskError, iter_dataset, read_task
 
 STAGE1_PARAMS = dict(objective="lambdarank", learning_rate=0.1, num_leaves=31, min_data_in_leaf=40,
                      feature_fraction=0.9, lambdarank_truncation_level=16, verbose=-1, seed=1)
 STAGE2_PARAMS = dict(objective="lambdarank", learning_rate=0.05, num_leaves=31, min_data_in_leaf=40,
                      feature_fraction=0.9, lambdarank_truncation_level=8, verbose=-1, seed=1)
-
-
-def _pool(workers, initializer=None, initargs=()):
-    """Worker processes started by a fresh server, not forked: LightGBM's OpenMP runtime deadlocks in a
-    child forked after the parent used it."""
-    return multiprocessing.get_context("forkserver").Pool(workers, initializer=initializer, initargs=initargs)
 
 
 @dataclass(frozen=True)
@@ -69,38 +60,11 @@ class TrainTask:
     fold: int
 
 
-def all_versions() -> dict:
-    v = versions()
-    for dist in ("lightgbm", "rapidfuzz", "numpy"):
-        try:
-            v[dist] = metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            v[dist] = "absent"
-    return v
-
-
 def _log(msg: str) -> None:
     tqdm.write(msg, file=sys.stderr)
 
 
 # ------------------------------------------------------------------------------------------ workers
-
-def _corpus_job(path: str):
-    """Task file -> (digest of its program, `text`-scheme corpus line or None)."""
-    try:
-        body = codrep2018_body(Path(path).read_bytes())
-    except OSError:
-        return path, None, None
-    digest = hashlib.sha1(body).digest()
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError:
-        return path, digest, None
-    stream = tokenize(text)
-    if not len(stream):
-        return path, digest, None
-    return path, digest, " ".join(get_scheme("text").symbols(stream))
-
 
 def _cheap_job(job):
     path, solution, prefilter = job
@@ -120,10 +84,9 @@ _LMS: dict = {}
 
 
 def _load_lms(paths: dict):
-    import kenlm
     _LMS.clear()
     for key, p in paths.items():
-        _LMS[key] = kenlm.Model(str(p))
+        _LMS[key] = LanguageModel(p).load()
 
 
 def _rich_job(job):
@@ -137,7 +100,7 @@ def _rich_job(job):
 def collect_tasks(sources, limit=None) -> list[tuple[str, int]]:
     out = []
     for src in sources:
-        if not (Path(src) / "Tasks").is_dir() or not (Path(src) / "Solutions").is_dir():
+        if not is_dataset(Path(src)):
             raise TaskError(f"{src}: not a CodRep 2018 data set (needs Tasks/ and Solutions/)")
         items = list(iter_dataset(src))
         out.extend(items[:limit] if limit else items)
@@ -146,50 +109,19 @@ def collect_tasks(sources, limit=None) -> list[tuple[str, int]]:
     return out
 
 
-def write_fold_corpora(items, folds: int, tmp: Path, pool, progress: bool):
-    """Tokenize each distinct program once; write fold corpora; return {task path: fold} and counts."""
-    fold_of_path: dict[str, int] = {}
-    seen: set[bytes] = set()
-    handles = [open(tmp / f"fold{f}.txt", "w", encoding="utf-8") for f in range(folds)]
-    files = [0] * folds
-    tokens = [0] * folds
-    try:
-        jobs = pool.imap(_corpus_job, [p for p, _ in items], chunksize=8)
-        for path, digest, line in tqdm(jobs, total=len(items), desc="tokenizing programs", unit="task",
-                                       disable=not progress, file=sys.stderr):
-            if digest is None:
-                continue
-            fold = digest[0] % folds
-            fold_of_path[path] = fold
-            if digest in seen or line is None:
-                continue
-            seen.add(digest)
-            handles[fold].write(line + "\n")
-            files[fold] += 1
-            tokens[fold] += (line.count(" ") + 1) // 2
-    finally:
-        for h in handles:
-            h.close()
-    return fold_of_path, files, tokens
-
-
-def build_lm(corpora: list[Path], out: Path, order: int, tmp: Path) -> list[str]:
-    """lmplz + build_binary on the concatenation of `corpora`."""
-    if len(corpora) == 1:
-        corpus = corpora[0]
-    else:
-        corpus = tmp / f"{out.name}.corpus.txt"
-        with open(corpus, "wb") as dst:
-            for c in corpora:
-                with open(c, "rb") as src:
-                    shutil.copyfileobj(src, dst)
-    arpa = tmp / f"{out.name}.arpa"
-    args = lmplz(corpus, arpa, order, tmp)
-    build_binary(arpa, out)
-    arpa.unlink()
-    if corpus not in corpora:
-        corpus.unlink()
-    return args
+def program_files(items, sources, folds: int) -> tuple[list[RawFile], dict[str, int]]:
+    """The program (file body) of each task, and each task's fold (by the program's content, so copies of a
+    program share a fold); a task whose file cannot be read has no fold and is left out."""
+    source_of = {os.path.abspath(s): s for s in sources}
+    files, fold = [], {}
+    for path, _ in items:
+        try:
+            body = task_body(Path(path).read_bytes())
+        except OSError:
+            continue
+        fold[path] = fold_of(body, folds)
+        files.append(RawFile(source_of.get(str(Path(path).parent.parent), path), path, body, "codrep2018"))
+    return files, fold
 
 
 def train_lambdarank(params: dict, blocks, rounds: int, threads: int, names):
@@ -250,33 +182,18 @@ def train(cfg: TrainConfig) -> dict:
     seconds = {}
     with tempfile.TemporaryDirectory(prefix="unnatural-lines-", dir=out) as tmpdir:
         tmp = Path(tmpdir)
-        with _pool(cfg.workers) as pool:
-            fold_of, files, tokens = write_fold_corpora(items, rc.folds, tmp, pool, cfg.progress)
-        seconds["tokenize"] = round(time.time() - t0, 1)
-        # LMs: one per fold without that fold (for training features), one on everything (shipped)
-        t = time.time()
-        corpora = [tmp / f"fold{f}.txt" for f in range(rc.folds)]
-        lm_paths = {}
-        bar = tqdm(total=rc.folds + 1, desc="building LMs", unit="lm", disable=not cfg.progress, file=sys.stderr)
-        for f in range(rc.folds):
-            others = [c for g, c in enumerate(corpora) if g != f and files[g]]
-            if others:
-                lm_paths[f] = tmp / f"lm-not{f}.bin"
-                build_lm(others, lm_paths[f], rc.lm_order, tmp)
-            bar.update()
-        lm_args = build_lm([c for g, c in enumerate(corpora) if files[g]], out / LM_FILE, rc.lm_order, tmp)
-        bar.update()
-        bar.close()
-        lm_sig = {"order": rc.lm_order, "scheme": "text", "sources": [{"source": s} for s in cfg.sources],
-                  "files": sum(files), "tokens": sum(tokens), "lmplz": lm_args, "versions": versions(),
-                  "binary_bytes": (out / LM_FILE).stat().st_size}
-        (out / (LM_FILE + ".json")).write_text(json.dumps(lm_sig, indent=2) + "\n")
-        seconds["lm"] = round(time.time() - t, 1)
+        # LMs through lm.build: one per fold without that fold (for training features), one on everything
+        # (shipped); the folds split the programs by content hash
+        programs, fold = program_files(items, cfg.sources, rc.folds)
+        lm_sig, lm_paths, corpus = build_folds(programs, cfg.sources, "text", rc.lm_order, rc.folds, out / LM_FILE,
+                                               tmp, cfg.workers, cfg.progress)
+        seconds["tokenize"] = lm_sig["seconds"]["tokenize"]
+        seconds["lm"] = round(lm_sig["seconds"]["total"] - lm_sig["seconds"]["tokenize"], 1)
 
         # stage 1: cheap features of the prefiltered candidates of every task
         t = time.time()
-        kept = [(p, s) for p, s in items if p in fold_of]
-        with _pool(cfg.workers) as pool:
+        kept = [(p, s) for p, s in items if p in fold]
+        with forkserver_pool(cfg.workers) as pool:
             jobs = pool.imap(_cheap_job, [(p, s, rc.prefilter) for p, s in kept], chunksize=16)
             rows = []
             for (p, s), (path, res, err) in tqdm(zip(kept, jobs), total=len(kept), desc="stage-1 features",
@@ -284,7 +201,7 @@ def train(cfg: TrainConfig) -> dict:
                 if res is None:
                     _log(f"warning: {err}; skipped")
                     continue
-                rows.append((TrainTask(p, s, fold_of[p]), res))
+                rows.append((TrainTask(p, s, fold[p]), res))
         tasks = [r[0] for r in rows]
         blocks = [(r[1][0], r[1][2]) for r in rows]
         cands = [r[1][1] for r in rows]
@@ -320,7 +237,7 @@ def train(cfg: TrainConfig) -> dict:
             hit = np.flatnonzero(pos == blocks[i][1])
             meta.append((pos, int(hit[0]) if len(hit) else -1))
         blocks2 = []
-        with _pool(cfg.workers, initializer=_load_lms, initargs=({k: str(v) for k, v in lm_paths.items()},)) as pool:
+        with forkserver_pool(cfg.workers, initializer=_load_lms, initargs=({k: str(v) for k, v in lm_paths.items()},)) as pool:
             res = pool.imap(_rich_job, jobs2, chunksize=8)
             for i, rich in enumerate(tqdm(res, total=len(jobs2), desc="stage-2 features", unit="task",
                                           disable=not cfg.progress, file=sys.stderr)):
@@ -345,8 +262,8 @@ def train(cfg: TrainConfig) -> dict:
         "sources": [Path(s.rstrip("/")).name for s in cfg.sources],
         "source_paths": [os.path.abspath(s) for s in cfg.sources],
         "tasks": len(tasks),
-        "programs": sum(files),
-        "lm_tokens": sum(tokens),
+        "programs": corpus.files,
+        "lm_tokens": corpus.tokens,
         "features": {"stage1": list(CHEAP_NAMES), "stage2": list(CHEAP_NAMES + RICH_NAMES)},
         "params": {"stage1": STAGE1_PARAMS, "stage2": STAGE2_PARAMS, "rounds1": cfg.rounds1,
                    "rounds2": cfg.rounds2, "stage1_tasks": cfg.stage1_tasks, "stage1_rows": cfg.stage1_rows},
@@ -354,7 +271,7 @@ def train(cfg: TrainConfig) -> dict:
                      "train_recall_at_1": round(best_r1, 5)},
         "train_recall": {"prefilter": round(sum(1 for _, p in blocks if p >= 0) / max(len(blocks), 1), 5),
                          f"stage1_top{rc.top_k}": round(in_top, 5)},
-        "versions": all_versions(),
+        "versions": versions("lightgbm", "rapidfuzz", "numpy"),
         "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "seconds": seconds,
         "model_bytes": size,

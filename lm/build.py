@@ -1,20 +1,31 @@
-"""Build a KenLM model from corpus sources: tokenize -> corpus text -> lmplz -> build_binary -> signature."""
+"""Build KenLM models: files -> corpus text (lm.corpus) -> lmplz -> build_binary -> signature beside the model.
+
+The one pipeline every model goes through: `bin/build-lm` (`build`, from SOURCE paths) and the CodRep 2018
+line ranker's training (`build_folds`, from its tasks' files, with one model per held-out fold).
+"""
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from itertools import chain
 from pathlib import Path
+from typing import Iterable
 
-from .corpus import write_corpus
+from tqdm import tqdm
+
+from formats.sources import RawFile, iter_raw
+from unnatural import ROOT
+from unnatural.signature import versions
+
+from .corpus import CorpusStats, write_corpus
 from .kenlm_tools import build_binary, lmplz
-from .model import signature_path
-from .signature import versions
+from .model import MAX_ORDER, signature_path
 
-MAX_ORDER = 10  # the kenlm module is compiled with MAX_ORDER=10
 # JDK packages held out of the default model so that `make demo` can test on files it never saw.
 DEMO_HELDOUT = ("java.net.http/", "java.sql/", "jdk.httpserver/", "java.logging/")
 
@@ -28,56 +39,115 @@ class BuildConfig:
     sources: tuple[str, ...]
     order: int = 6
     scheme: str = "kind"
-    output: Path = Path(".models/default-kind-o6.bin")
+    output: Path = ROOT / ".models" / "default-kind-o6.bin"
     exclude: tuple[str, ...] = ()
     workers: int | None = None
     keep_arpa: bool = False
 
     def __post_init__(self):
-        if not 1 <= self.order <= MAX_ORDER:
-            raise ValueError(f"order {self.order} outside 1..{MAX_ORDER}")
+        check_order(self.order)
+
+
+def check_order(order: int) -> None:
+    if not 1 <= order <= MAX_ORDER:
+        raise ValueError(f"order {order} is outside 1..{MAX_ORDER}")
+
+
+def estimate(corpora: list[Path], output: Path, order: int, tmp: Path, keep_arpa: bool = False) -> dict:
+    """lmplz on the concatenation of `corpora`, then build_binary into `output` (replaced atomically: an
+    interrupted build never leaves a half-written model). Returns what the signature records of it."""
+    t0 = time.time()
+    if len(corpora) == 1:
+        corpus = corpora[0]
+    else:
+        corpus = tmp / f"{output.name}.corpus.txt"
+        with open(corpus, "wb") as dst:
+            for c in corpora:
+                with open(c, "rb") as src:
+                    shutil.copyfileobj(src, dst)
+    arpa = tmp / f"{output.name}.arpa"
+    args = lmplz(corpus, arpa, order, tmp)
+    t_lmplz = time.time()
+    partial = tmp / f"{output.name}.partial"
+    build_binary(arpa, partial)
+    arpa_bytes = arpa.stat().st_size
+    if keep_arpa:
+        arpa.replace(output.with_suffix(".arpa"))
+    else:
+        arpa.unlink()
+    if corpus not in corpora:
+        corpus.unlink()
+    partial.replace(output)
+    return {"lmplz": args, "arpa_bytes": arpa_bytes, "binary_bytes": output.stat().st_size,
+            "seconds": {"lmplz": round(t_lmplz - t0, 1)}}
+
+
+def _sign(output: Path, order: int, stats: CorpusStats, exclude, made: dict, t0: float, t_tok: float) -> dict:
+    """Write the signature beside the model (what `LanguageModel.signature` reads) and return it."""
+    signature = {
+        "order": order, "scheme": stats.scheme,
+        "sources": [vars(s) for s in stats.sources],
+        "files": stats.files, "tokens": stats.tokens, "skipped": stats.skipped,
+        "exclude": list(exclude),
+        "lmplz": made["lmplz"], "arpa_bytes": made["arpa_bytes"], "binary_bytes": made["binary_bytes"],
+        "versions": versions(),
+        "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "seconds": {"tokenize": round(t_tok - t0, 1), "lmplz": made["seconds"]["lmplz"],
+                    "total": round(time.time() - t0, 1)},
+    }
+    signature_path(output).write_text(json.dumps(signature, indent=2) + "\n")
+    return signature
 
 
 def build(cfg: BuildConfig, progress: bool = True) -> dict:
-    """Build the model at cfg.output and its signature beside it; return the signature."""
+    """Build the model at cfg.output from cfg.sources and its signature beside it; return the signature."""
     t0 = time.time()
     out = Path(cfg.output)
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="unnatural-lm-", dir=out.parent) as tmp:
         tmp = Path(tmp)
         corpus = tmp / "corpus.txt"
-        stats = write_corpus(list(cfg.sources), cfg.scheme, corpus, cfg.workers, cfg.exclude, progress)
+        files = chain.from_iterable(iter_raw(s, cfg.exclude) for s in cfg.sources)
+        stats = write_corpus(files, cfg.scheme, corpus, cfg.workers, progress, sources=cfg.sources)
         if stats.files == 0:
             raise EmptyCorpus("empty corpus: no Java file could be read from " + ", ".join(cfg.sources))
         t_tok = time.time()
         if progress:
             print(f"lmplz: order {cfg.order} on {stats.tokens:,} tokens from {stats.files:,} files",
                   file=sys.stderr)
-        arpa = tmp / "model.arpa"
-        lmplz_args = lmplz(corpus, arpa, cfg.order, tmp)
-        t_lmplz = time.time()
-        partial = tmp / "model.bin"
-        build_binary(arpa, partial)
-        arpa_bytes = arpa.stat().st_size
-        if cfg.keep_arpa:
-            arpa.replace(out.with_suffix(".arpa"))
-        partial.replace(out)   # atomic: an interrupted build never leaves a half-written model
-    signature = {
-        "order": cfg.order, "scheme": cfg.scheme,
-        "sources": [vars(s) for s in stats.sources],
-        "files": stats.files, "tokens": stats.tokens, "skipped": stats.skipped,
-        "exclude": list(cfg.exclude),
-        "lmplz": lmplz_args, "arpa_bytes": arpa_bytes, "binary_bytes": out.stat().st_size,
-        "versions": versions(),
-        "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "seconds": {"tokenize": round(t_tok - t0, 1), "lmplz": round(t_lmplz - t_tok, 1),
-                    "total": round(time.time() - t0, 1)},
-    }
-    signature_path(out).write_text(json.dumps(signature, indent=2) + "\n")
-    return signature
+        made = estimate([corpus], out, cfg.order, tmp, cfg.keep_arpa)
+    return _sign(out, cfg.order, stats, cfg.exclude, made, t0, t_tok)
+
+
+def build_folds(files: Iterable[RawFile], sources: tuple[str, ...], scheme: str, order: int, folds: int,
+                output: Path, tmp: Path, workers: int | None = None, progress: bool = True
+                ) -> tuple[dict, dict[int, Path], CorpusStats]:
+    """The model of all `files` at `output` (with its signature), and for each fold f whose complement
+    holds a file, a model without fold f at tmp/lm-not<f>.bin (so that a file's features never come from a
+    model that saw it). Returns (signature, {fold: model without it}, corpus statistics)."""
+    check_order(order)
+    t0 = time.time()
+    corpora = [tmp / f"fold{f}.txt" for f in range(folds)]
+    stats = write_corpus(files, scheme, corpora, workers, progress, sources=sources)
+    t_tok = time.time()
+    if stats.files == 0:
+        raise EmptyCorpus("empty corpus: no Java file could be read from " + ", ".join(sources))
+    with_files = [f for f in range(folds) if stats.fold_files[f]]
+    held_out: dict[int, Path] = {}
+    bar = tqdm(total=folds + 1, desc="building LMs", unit="lm", disable=not progress, file=sys.stderr)
+    for f in range(folds):
+        others = [corpora[g] for g in with_files if g != f]
+        if others:
+            held_out[f] = tmp / f"lm-not{f}.bin"
+            estimate(others, held_out[f], order, tmp)
+        bar.update()
+    made = estimate([corpora[g] for g in with_files], output, order, tmp)
+    bar.update()
+    bar.close()
+    return _sign(output, order, stats, (), made, t0, t_tok), held_out, stats
 
 
 def default_output(sources, order: int, scheme: str) -> Path:
     names = [Path(s.rstrip("/")).name for s in sources]
     name = "default" if names == ["corpora"] else "+".join(names)[:60] or "model"
-    return Path(".models") / f"{name}-{scheme}-o{order}.bin"
+    return ROOT / ".models" / f"{name}-{scheme}-o{order}.bin"

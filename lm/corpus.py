@@ -1,19 +1,25 @@
-"""Sources -> a KenLM training text: one line per distinct file, its symbols separated by spaces."""
+"""Corpus files -> KenLM training text: one line per distinct file, its symbols separated by spaces.
+
+Identical files are read once. With several outputs (folds), each distinct file goes to the fold its content
+hash picks (`fold_of`), so a file and its copies are always in the same fold.
+"""
 from __future__ import annotations
 
 import hashlib
 import os
 import sys
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from multiprocessing import Pool
 from pathlib import Path
+from typing import Iterable, Sequence
 
 from tqdm import tqdm
 
+from formats.files import InputError, decode
+from formats.sources import RawFile
 from parsing.java import tokenize
 from parsing.schemes import get_scheme
-
-from .sources import iter_raw
 
 
 @dataclass
@@ -29,6 +35,8 @@ class SourceStats:
 class CorpusStats:
     scheme: str
     sources: list[SourceStats] = field(default_factory=list)
+    fold_files: list[int] = field(default_factory=list)    # distinct files per output
+    fold_tokens: list[int] = field(default_factory=list)   # their tokens
 
     @property
     def files(self) -> int:
@@ -43,62 +51,76 @@ class CorpusStats:
         return sum(s.skipped for s in self.sources)
 
 
-def decode(data: bytes) -> str:
-    """Strict UTF-8 with newlines untouched (the offsets of everything downstream depend on it)."""
-    if b"\0" in data:
-        raise UnicodeDecodeError("utf-8", data, data.index(b"\0"), data.index(b"\0") + 1, "NUL byte (binary file)")
-    return data.decode("utf-8")
+def fold_of(data: bytes, folds: int) -> int:
+    """The fold of a file's content (the same for every copy of it)."""
+    return hashlib.sha1(data).digest()[0] % folds
+
+
+def _warn(message: str) -> None:
+    tqdm.write(f"warning: {message}", file=sys.stderr)
 
 
 def _encode(job):
     """Worker: raw bytes -> (corpus line, token count) or (None, reason)."""
-    index, data, scheme_name = job
+    index, name, data, scheme_name = job
     try:
-        text = decode(data)
-    except UnicodeDecodeError as e:
-        return index, None, f"not UTF-8 ({e.reason} at byte {e.start})"
+        text = decode(data, name)
+    except InputError as e:
+        return index, None, str(e)
     stream = tokenize(text)
     if not len(stream):
         return index, None, "no tokens"
     return index, " ".join(get_scheme(scheme_name).symbols(stream)), len(stream)
 
 
-def write_corpus(sources: list[str], scheme: str, out: Path, workers: int | None = None,
-                 exclude: tuple[str, ...] = (), progress: bool = True) -> CorpusStats:
+def write_corpus(files: Iterable[RawFile], scheme: str, outs: Path | Sequence[Path], workers: int | None = None,
+                 progress: bool = True, sources: Sequence[str] = ()) -> CorpusStats:
+    """Tokenize the distinct `files` (in parallel, in order) into `outs` (one path, or one per fold).
+    `sources`: the SOURCE arguments, so that one holding no file is reported too."""
     get_scheme(scheme)  # fail before reading anything
-    stats = CorpusStats(scheme)
+    outs = [outs] if isinstance(outs, (str, Path)) else list(outs)
+    stats = CorpusStats(scheme, fold_files=[0] * len(outs), fold_tokens=[0] * len(outs))
+    by_source: dict[str, SourceStats] = {}
+    for source in sources:
+        by_source[str(source)] = SourceStats(str(source))
+        stats.sources.append(by_source[str(source)])
     seen: set[bytes] = set()
     jobs, owner = [], []
-    for src in sources:
-        st = SourceStats(str(src))
-        stats.sources.append(st)
-        for raw in iter_raw(src, exclude):
-            if raw.error:
-                st.skipped += 1
-                tqdm.write(f"warning: {raw.name}: {raw.error}; skipped", file=sys.stderr)
-                continue
-            digest = hashlib.sha1(raw.data).digest()
-            if digest in seen:
-                st.duplicates += 1
-                continue
-            seen.add(digest)
-            jobs.append((len(jobs), raw.data, scheme))
-            owner.append((st, raw.name))
+    for raw in files:
+        st = by_source.get(raw.source)
+        if st is None:
+            st = by_source[raw.source] = SourceStats(raw.source)
+            stats.sources.append(st)
+        if raw.error:
+            st.skipped += 1
+            _warn(f"{raw.name}: {raw.error}; skipped")
+            continue
+        digest = hashlib.sha1(raw.data).digest()
+        if digest in seen:
+            st.duplicates += 1
+            continue
+        seen.add(digest)
+        jobs.append((len(jobs), raw.name, raw.data, scheme))
+        owner.append((st, raw.name, digest[0] % len(outs)))
     workers = workers or os.cpu_count() or 1
     bar = tqdm(total=len(jobs), unit="file", desc="tokenizing", disable=not progress, file=sys.stderr)
-    with open(out, "w", encoding="utf-8") as fh, Pool(workers) as pool:
+    with ExitStack() as stack:
+        handles = [stack.enter_context(open(out, "w", encoding="utf-8")) for out in outs]
+        pool = stack.enter_context(Pool(workers))
         # imap keeps file order, so the corpus (and the model) is the same for any worker count
         for index, line, count in pool.imap(_encode, jobs, chunksize=16):
-            st, name = owner[index]
+            st, name, fold = owner[index]
             bar.update()
             if line is None:
                 if count != "no tokens":
                     st.skipped += 1
-                    tqdm.write(f"warning: {name}: {count}; skipped", file=sys.stderr)
+                    _warn(count)
                 continue
-            fh.write(line)
-            fh.write("\n")
+            handles[fold].write(line)
+            handles[fold].write("\n")
             st.files += 1
             st.tokens += count
+            stats.fold_files[fold] += 1
+            stats.fold_tokens[fold] += count
     bar.close()
     return stats

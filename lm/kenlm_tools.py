@@ -6,7 +6,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from unnatural import ROOT
+
 TOOLS = ROOT / ".tools" / "kenlm" / "bin"
 # lmplz's sort memory: a quarter of this 24 GiB machine leaves room for the rest of the pipeline.
 DEFAULT_MEMORY = os.environ.get("UNNATURAL_LMPLZ_MEMORY", "6G")

@@ -1,4 +1,9 @@
-"""Load a KenLM model and score symbol sequences (log10), with the state API for cheap rescoring."""
+"""The one entry point to KenLM: load a model (with the signature `bin/build-lm` wrote beside it), query it
+(log10 scores of symbol sequences) and mix it with a project model for the ranker's compiled rescoring.
+
+Every stage goes through `LanguageModel`: the ranker (`mixture`, scoring in lm/native.cpp), the line
+ranker's features (`score`), the benchmarks (`score`, `load`) and the tests' plain Python reference.
+"""
 from __future__ import annotations
 
 import json
@@ -8,6 +13,9 @@ from pathlib import Path
 
 import kenlm
 
+# The highest n-gram order: lmplz, build_binary, the kenlm module and lm/native.cpp are compiled for it (the
+# Makefile reads this line).
+MAX_ORDER = 10
 LOG2_10 = math.log2(10)
 
 
@@ -17,8 +25,8 @@ def log10_to_bits(logprob10: float) -> float:
 
 
 class LanguageModel:
-    """A KenLM model plus the signature written beside it by `bin/build-lm`. The kenlm module loads the
-    model on first use only: the ranker scores through lm._native, which loads it itself."""
+    """A KenLM model plus its signature. The kenlm module loads the model on first use only: the ranker
+    scores through `mixture`, which loads it in C++ itself."""
 
     def __init__(self, path: str | Path):
         path = Path(path)
@@ -32,40 +40,53 @@ class LanguageModel:
     def model(self) -> kenlm.Model:
         return kenlm.Model(str(self.path))
 
+    def load(self) -> "LanguageModel":
+        """Load the model now (it is otherwise loaded on first use)."""
+        self.model
+        return self
+
     @property
     def order(self) -> int:
         return self.model.order
 
-    @property
-    def _base(self):
-        return self.model.BaseScore
-
-    def begin(self) -> kenlm.State:
+    def symbol_scores(self, symbols: list[str], eos: bool = True) -> list[float]:
+        """log10 P(symbol | history) of each symbol (plus </s> when eos), <s> implied."""
+        base = self.model.BaseScore
         state = kenlm.State()
         self.model.BeginSentenceWrite(state)
-        return state
-
-    def advance(self, state: kenlm.State, symbol: str) -> tuple[float, kenlm.State]:
-        out = kenlm.State()
-        return self._base(state, symbol, out), out
-
-    def symbol_scores(self, symbols: list[str], eos: bool = True) -> tuple[list[float], list[kenlm.State]]:
-        """log10 P(symbol | history) for each symbol (plus </s> when eos), and the state *before* each
-        symbol (states[i] is the context symbol i was scored in; one more state at the end)."""
-        base = self._base
-        state = self.begin()
-        states = [state]
         scores = []
         for sym in symbols + (["</s>"] if eos else []):
             out = kenlm.State()
             scores.append(base(state, sym, out))
             state = out
-            states.append(state)
-        return scores, states
+        return scores
 
-    def score(self, symbols: list[str], eos: bool = True) -> float:
-        """Total log10 probability of a sentence (<s> implied)."""
-        return self.model.score(" ".join(symbols), bos=True, eos=eos)
+    def score(self, symbols: list[str], bos: bool = True, eos: bool = True) -> float:
+        """Total log10 probability of a symbol sequence (with <s> and </s> unless told otherwise)."""
+        return self.model.score(" ".join(symbols), bos=bos, eos=eos)
+
+    def mixture(self, project: "LanguageModel | None" = None, weight: float = 0.0):
+        """This model, or (1 - weight) P_this + weight P_project, loaded for batched rescoring in C++
+        (lm/native.cpp: each model keeps its own state; scores are log10)."""
+        from ._native import Mixture   # built by make setup; only the ranker needs it
+        if project is not None and project.scheme != self.scheme:
+            raise ValueError(f"project model scheme '{project.scheme}' differs from '{self.scheme}'")
+        mixed = project is not None and weight > 0
+        return Mixture(str(self.path), str(project.path) if mixed else "", weight)
+
+    def describe(self) -> list[tuple[str, object]]:
+        """Signature fields of the model (`model:<path>` when it has no signature file)."""
+        return model_fields(self.signature) if self.signature else [("model", self.path)]
+
+
+def model_fields(signature: dict) -> list[tuple[str, object]]:
+    """What a model was made with, as signature fields: order, scheme, corpus, tokens, tool versions."""
+    ver = signature.get("versions") or {}
+    names = [Path(s["source"].rstrip("/")).name for s in signature.get("sources", [])]
+    corpus = f"{'+'.join(names) or '?'}({signature.get('files', '?')}files)"
+    return [("order", signature.get("order", "?")), ("scheme", signature.get("scheme", "?")), ("corpus", corpus),
+            ("tokens", signature.get("tokens", "?")), ("kenlm", ver.get("kenlm")),
+            ("tree-sitter-java", ver.get("tree-sitter-java")), ("unnatural", ver.get("unnatural"))]
 
 
 def signature_path(model_path: Path) -> Path:

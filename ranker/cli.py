@@ -6,28 +6,29 @@ every offset 1..n of the file listed (the CodRep 2019 format). With --explain, t
 """
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from formats.files import InputError, read_source
+from formats.sources import files_to_rank
 from lm.model import LanguageModel
-from lm.signature import model_signature
 from parsing.schemes import UnknownScheme, get_scheme
+from unnatural import cli
+from unnatural.signature import signature
 
 from .explain import explain_json, explain_lines
-from .files import InputError, expand, read_source
 from .folder import folder_style
 from .parallel import ordered_map
 from .rank import Style, rank_text
 from .score import Scorer
 
-ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_MODEL = ROOT / ".models" / "default-kind-o6.bin"
-# Weight of the project model in the interpolation (project protocol), chosen on codrep2019/validation
-# by overall MRR over 0.1, 0.3, 0.5 (see README).
+COMMAND = "rank"
+DEFAULT_MODEL = ".models/default-kind-o6.bin"
+# Weight of the project model in the interpolation, chosen on codrep2019/validation by overall MRR over
+# 0.1, 0.3, 0.5 (docs/codrep2019.md).
 PROJECT_WEIGHT = 0.3
 ADAPT = ("file", "folder", "folder-strict", "none")
 
@@ -43,23 +44,19 @@ class RankConfig:
     json: bool = False
 
     def signature(self, lm: LanguageModel) -> str:
-        sig = model_signature(lm.signature) if lm.signature else f"model:{self.model}"
-        project = f"|project:{Path(self.project_model).name}@{self.project_weight}" if self.project_model else ""
-        return f"rank|{sig}{project}|adapt:{self.adapt}|method:repair"
+        project = [("project", f"{Path(self.project_model).name}@{self.project_weight}")] if self.project_model else []
+        return signature(COMMAND, [*lm.describe(), *project, ("adapt", self.adapt), ("method", "repair")])
 
 
 _worker: dict = {}   # per process: scorer, scheme, config, folder style; set before forking
 
 
-def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="rank", description=__doc__.strip())
+def parser() -> cli.ArgumentParser:
+    p = cli.parser(COMMAND, __doc__.strip())
     p.add_argument("paths", nargs="+", metavar="PATH", help="task folders (their *.txt but out.txt), "
                    "folders of *.java, or files")
-    p.add_argument("--task", choices=["codrep2019", "codrep2018"], default="codrep2019",
-                   help="codrep2019: rank offsets (default); codrep2018: rank replaced lines (see --help there)")
-    p.add_argument("--model", type=Path, default=None,
-                   help=f"KenLM model built by bin/build-lm (default {DEFAULT_MODEL.relative_to(ROOT)}, "
-                        "built from corpora/ on first use)")
+    cli.add_model(p, DEFAULT_MODEL, "KenLM model built by bin/build-lm; the default is built from corpora/ "
+                  "on first use")
     p.add_argument("--project-model", type=Path, default=None,
                    help="a model of the project's own code, interpolated with --model")
     p.add_argument("--project-weight", type=float, default=PROJECT_WEIGHT,
@@ -69,22 +66,22 @@ def parser() -> argparse.ArgumentParser:
                         "the folder too, the same minus the file's near-duplicates (folder-strict), or none")
     p.add_argument("--explain", action="store_true", help="print the top findings per file, linter style")
     p.add_argument("--json", action="store_true", help="with --explain: one JSON object per finding")
-    p.add_argument("--top", type=int, default=None, metavar="K",
-                   help="print only the K best offsets (with --explain: findings; default 3)")
-    p.add_argument("--workers", type=int, default=os.cpu_count(), help="processes (default: all cores)")
+    cli.add_top(p, "print only the K best offsets (with --explain: findings; default 3)")
+    cli.add_workers(p)
     return p
 
 
-def ensure_default_model() -> Path:
-    if not DEFAULT_MODEL.exists():
-        print(f"rank: no default model yet; building {DEFAULT_MODEL.relative_to(ROOT)} from corpora/ "
-              "(once, a few minutes)", file=sys.stderr)
-        from lm.cli import main as build_lm   # the build pipeline, imported only when needed
-        with contextlib.redirect_stdout(sys.stderr):   # stdout carries rankings only
-            code = build_lm(["--order", "6", "--output", str(DEFAULT_MODEL), str(ROOT / "corpora")])
-        if code != 0:
-            raise FileNotFoundError("could not build the default model (see the error above)")
-    return DEFAULT_MODEL
+def ensure_default_model(model: Path) -> Path:
+    """The model to rank with; the default one is built from corpora/ when it is missing."""
+    if model != cli.repo_path(DEFAULT_MODEL) or model.exists():
+        return model
+    cli.warning(COMMAND, f"no default model yet; building {DEFAULT_MODEL} from corpora/ (once, a few minutes)")
+    from lm.cli import main as build_lm   # the build pipeline, imported only when needed
+    with contextlib.redirect_stdout(sys.stderr):   # stdout carries rankings only
+        code = build_lm(["--order", "6", "--output", str(model), str(cli.repo_path("corpora"))])
+    if code != 0:
+        raise FileNotFoundError("could not build the default model (see the error above)")
+    return model
 
 
 def load(cfg: RankConfig) -> tuple[Scorer, LanguageModel]:
@@ -109,30 +106,24 @@ def _rank_one(path: str):
     return ranked.line(cfg.top), note
 
 
+@cli.command(COMMAND)
 def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    task = argparse.ArgumentParser(add_help=False)
-    task.add_argument("--task", default="codrep2019")
-    if task.parse_known_args(argv)[0].task == "codrep2018":
-        from lines.cli import rank_main   # the CodRep 2018 line ranker has options of its own
-        return rank_main(argv_without_task(argv))
     args = parser().parse_args(argv)
-    status = 0
+    status = cli.EXIT_OK
     files: list[str] = []
     for p in args.paths:
         try:
-            files.extend(str(f) for f in expand(Path(p)))
+            files.extend(str(f) for f in files_to_rank(Path(p)))
         except InputError as e:
-            print(f"rank: error: {e}", file=sys.stderr)
-            status = 2
+            cli.error(COMMAND, e)
+            status = cli.EXIT_USAGE
     try:
-        cfg = RankConfig(str(args.model or ensure_default_model()),
+        cfg = RankConfig(str(ensure_default_model(args.model)),
                          str(args.project_model) if args.project_model else None, args.project_weight,
                          args.adapt, args.top, args.explain, args.json)
         scorer, lm = load(cfg)
     except (FileNotFoundError, UnknownScheme, ValueError, OSError) as e:
-        print(f"rank: error: {e}", file=sys.stderr)
-        return 2
+        raise cli.CommandError(e) from None
     scheme = get_scheme(lm.scheme)
     styles = folder_style(files, scheme, strict=cfg.adapt == "folder-strict") if cfg.adapt.startswith("folder") else None
     _worker.update(cfg=cfg, scorer=scorer, scheme=scheme, styles=styles)
@@ -144,7 +135,7 @@ def main(argv=None) -> int:
     try:
         for line, note in results:
             if note:
-                print(f"rank: {'warning' if line is not None else 'error'}: {note}", file=sys.stderr)
+                (cli.warning if line is not None else cli.error)(COMMAND, note)
             if line:   # None: unreadable; '': --explain found nothing
                 out.write(line)
                 out.write("\n")
@@ -155,18 +146,6 @@ def main(argv=None) -> int:
         if hasattr(results, "close"):
             results.close()   # stops the workers if we stopped early
     return status
-
-
-def argv_without_task(argv: list[str]) -> list[str]:
-    out, skip = [], False
-    for a in argv:
-        if skip:
-            skip = False
-        elif a == "--task":
-            skip = True
-        elif not a.startswith("--task="):
-            out.append(a)
-    return out
 
 
 if __name__ == "__main__":

@@ -4,12 +4,12 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-from lm.codrep2019_clean import near_duplicate_key
+from formats.codrep2019 import near_duplicate_key
+from formats.files import InputError, read_source
 from parsing.java import tokenize
 from parsing.schemes import Scheme
 
 from .cache import StyleCounts
-from .files import InputError, read_source
 from .rank import Style
 
 

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lm._native import Mixture, Scored
 from lm.model import LanguageModel
 from parsing.schemes import Scheme
 from parsing.tokens import TokenStream
@@ -25,12 +24,9 @@ class Scorer:
     """One KenLM model, or a general model interpolated with a project model."""
 
     def __init__(self, general: LanguageModel, project: LanguageModel | None = None, weight: float = 0.0):
-        if project is not None and project.scheme != general.scheme:
-            raise ValueError(f"project model scheme '{project.scheme}' differs from '{general.scheme}'")
         self.general, self.project, self.weight = general, project, weight
         self.scheme = general.scheme
-        self.mixed = project is not None and weight > 0
-        self.native = Mixture(str(general.path), str(project.path) if self.mixed else "", weight)
+        self.native = general.mixture(project, weight)
         self.plans = RepairPlans(self.ids, self.native.models)   # repairs by kind of gap, for these models
 
     def ids(self, symbols: list[str]) -> np.ndarray:
@@ -49,7 +45,7 @@ class ScoredStream:
     """A file's symbols with their log10 scores (and, inside `native`, the KenLM state before each)."""
     stream: TokenStream
     symbols: list[str]             # 2n+1 symbols, then '</s>'
-    native: Scored
+    native: object                 # lm._native.Scored
     indents: list[str]             # indentation of the line each gap starts on
     next_newline_gap: np.ndarray   # for gap i: the next gap whose symbol depends on gap i's indentation, or -1
 

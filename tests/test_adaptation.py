@@ -78,7 +78,7 @@ def test_project_mixture_is_the_interpolated_probability(tiny_model, tmp_path, l
     mixed = score_stream(Scorer(g, p, 0.25), KIND, stream).scores.tolist()
     symbols = KIND.symbols(stream)
     expected = [math.log10(0.75 * 10 ** a + 0.25 * 10 ** b)
-                for a, b in zip(g.symbol_scores(symbols)[0], p.symbol_scores(symbols)[0])]
+                for a, b in zip(g.symbol_scores(symbols), p.symbol_scores(symbols))]
     assert mixed == pytest.approx(expected) and len(mixed) == len(symbols) + 1
 
 

@@ -210,7 +210,7 @@ def test_statistical_symbol_test(eb, er, ptb, ptr, alike):
 def test_statistical_symbol_test_learns_a_dense_generated_target():
     """Generated alphabet-5 problem at 100% (seed 1): the fixed 20-visit test this replaced merged wrongly (BCR
     0.959 with 92 states); the statistical test finds a machine within a few states of the target's 50."""
-    from automata.score import bcr
+    from automata.bcr import bcr
     p = make_problem(1, 5, 100.0)
     got = learn(p.training, algo="edsm")
     assert bcr(list(p.test.labels), got.dfa.classify(list(p.test.words))) >= 0.99
@@ -354,7 +354,7 @@ def test_auto_vote_on_a_tiny_sample_is_one_machine():
 
 
 def test_auto_learner_beats_chance_on_a_sparse_generated_problem():
-    from automata.score import bcr
+    from automata.bcr import bcr
     p = make_problem(11, 10, 25.0)
     res = learn(p.training, algo="auto")
     assert res.algorithm == "auto" and "vote of 15 machines" in res.note
@@ -464,7 +464,7 @@ def test_generated_targets_have_about_50_states(alphabet):
 @pytest.mark.parametrize("alphabet", [10, 50])
 def test_stamina_learner_solves_generated_full_problem(alphabet):
     """The tuned learner (sinks, alive-symbol sets) solves a generated 100% problem of a large alphabet."""
-    from automata.score import bcr
+    from automata.bcr import bcr
     p = make_problem(11, alphabet, 100.0)
     res = learn(p.training, algo="edsm")
     assert res.seconds < 60
@@ -545,7 +545,7 @@ def test_cli_grid_on_a_generated_folder(tmp_path, capsys):
 @pytest.mark.skipif(not DATA.exists(), reason="shared StaMinA data not unpacked into .data/")
 @pytest.mark.parametrize("number, at_least", [(1, 0.95), (81, 0.98), (97, 0.85)])
 def test_real_problem_held_out(number, at_least):
-    from automata.score import bcr
+    from automata.bcr import bcr
     train, held = split_distinct(read_sample(DATA / f"{number}_training.txt"), seed=0)
     res = learn(train, algo="edsm")
     assert bcr([lab for _, lab in held], res.dfa.classify([w for w, _ in held])) >= at_least

@@ -6,7 +6,7 @@ import pytest
 
 from bench import compare
 from bench.compare import UsageError, main, parse_orders, parse_schemes
-from evaluation.tasks import make_tasks
+from formats.codrep2019 import make_tasks
 
 from conftest import ROOT, TINY_JAVA
 

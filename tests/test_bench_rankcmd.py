@@ -37,7 +37,7 @@ def test_unknown_revision(rev):
 
 
 def test_compare_orders_unknown_revision_exits_2(capsys, tmp_path, tiny_corpus):
-    from evaluation.tasks import make_tasks
+    from formats.codrep2019 import make_tasks
     from conftest import TINY_JAVA
     make_tasks(sorted(TINY_JAVA.items()), tmp_path / "eval", count=2, seed=0)
     code = compare_main(["--train", str(tiny_corpus), "--eval", str(tmp_path / "eval"), "--ranker", "nope"])

@@ -9,7 +9,7 @@ import pytest
 
 from bench import floor, speed
 from bench.speed import Row, main, parse_size, targets
-from evaluation.tasks import make_tasks
+from formats.codrep2019 import make_tasks
 
 from conftest import ROOT, TINY_JAVA
 

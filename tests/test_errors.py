@@ -4,7 +4,7 @@ import pytest
 
 from evaluation.edits import find_edit
 from evaluation.errors import group_failures, outcomes, repair_exactness
-from evaluation.tasks import make_tasks
+from formats.codrep2019 import make_tasks
 
 from conftest import TINY_JAVA
 

@@ -5,6 +5,8 @@ from pathlib import Path
 import pytest
 
 from evaluation import codrep2018
+from formats import codrep2018 as c18
+from formats.files import normalize_path
 from evaluation.common import InputError
 
 from conftest import run_evaluate as run
@@ -51,7 +53,7 @@ def test_line_loss(predicted, correct, loss):
     ],
 )
 def test_program_line_count(content, lines):
-    assert codrep2018.program_line_count(content) == lines
+    assert c18.program_line_count(content) == lines
 
 
 @pytest.mark.parametrize(
@@ -64,7 +66,7 @@ def test_program_line_count(content, lines):
     ],
 )
 def test_score_line_predictions(predictions, average, recall):
-    solutions = {codrep2018.normalize_path(path): line for path, line in {"t1": 2, "t2": 5}.items()}
+    solutions = {normalize_path(path): line for path, line in {"t1": 2, "t2": 5}.items()}
     scores = codrep2018.score_line_predictions(solutions, predictions)
     assert scores.total_files == 2
     assert scores.average_line_error == pytest.approx(average, abs=1e-15)
@@ -74,7 +76,7 @@ def test_score_line_predictions(predictions, average, recall):
 def test_score_without_tasks_is_zero_and_outside_prediction_is_an_error():
     assert codrep2018.score_line_predictions({}, {}) == codrep2018.LineScores(0, 0.0, 0.0)
     with pytest.raises(InputError, match="not a task"):
-        codrep2018.score_line_predictions({codrep2018.normalize_path("a"): 1}, {"b": 1})
+        codrep2018.score_line_predictions({normalize_path("a"): 1}, {"b": 1})
 
 
 def test_parse_predictions_takes_the_first_line_number(tmp_path, monkeypatch):
@@ -109,15 +111,15 @@ def test_check_line_ranges(line, ok):
 
 def test_read_solutions(tmp_path):
     dataset = make_dataset(tmp_path, "Dataset1", [(3, 2), (5, 5)])
-    assert codrep2018.read_solutions(str(dataset)) == {
+    assert c18.read_solutions(str(dataset)) == {
         str(dataset / "Tasks" / "1.txt"): 2, str(dataset / "Tasks" / "2.txt"): 5,
     }
     (dataset / "Solutions" / "2.txt").write_text("five")
     with pytest.raises(InputError, match=r"Solutions/2.txt: solution is not a line number"):
-        codrep2018.read_solutions(str(dataset))
+        c18.read_solutions(str(dataset))
     (dataset / "Solutions" / "2.txt").unlink()
     with pytest.raises(InputError, match=r"Solutions/2.txt: cannot read the solution"):
-        codrep2018.read_solutions(str(dataset))
+        c18.read_solutions(str(dataset))
 
 
 def test_cli_prints_total_average_error_recall_and_signature(tmp_path, monkeypatch, capsys):
@@ -162,7 +164,7 @@ def test_cli_without_datasets_uses_the_dataset_of_the_predicted_tasks(tmp_path, 
 @pytest.mark.data
 @pytest.mark.skipif(not (DATA / "Dataset1" / "Solutions").exists(), reason="no .data/codrep2018")
 def test_dataset1_always_line_1():
-    solutions = codrep2018.read_solutions(str(DATA / "Dataset1"))
+    solutions = c18.read_solutions(str(DATA / "Dataset1"))
     scores = codrep2018.score_line_predictions(solutions, {path: 1 for path in solutions})
     assert scores.total_files == 3858
     assert scores.average_line_error == pytest.approx(0.9989448602794923, abs=1e-15)

@@ -8,6 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from evaluation import cli, codrep2019
+from formats import codrep2019 as c19
+from formats.files import normalize_path
 from evaluation.common import InputError, version
 
 from conftest import run_evaluate as run
@@ -53,7 +55,7 @@ def test_reciprocal_rank(ranking, answer, expected):
     ],
 )
 def test_score_rankings(predictions, mrr, recalls):
-    answers = {codrep2019.normalize_path(p): a for p, a in {"a": 3, "b": 10, "c": 0}.items()}
+    answers = {normalize_path(p): a for p, a in {"a": 3, "b": 10, "c": 0}.items()}
     scores = codrep2019.score_rankings(answers, predictions)
     assert scores.total_files == 3
     assert scores.mrr == pytest.approx(mrr, abs=1e-15)
@@ -67,13 +69,13 @@ def test_score_rankings_without_tasks_is_zero_not_a_division_error():
 
 def test_score_rankings_rejects_a_prediction_outside_the_tasks():
     with pytest.raises(InputError, match="not a task"):
-        codrep2019.score_rankings({codrep2019.normalize_path("a"): 1}, {"b": [1]})
+        codrep2019.score_rankings({normalize_path("a"): 1}, {"b": [1]})
 
 
 def test_read_answers_maps_line_n_plus_1_to_task_n(tmp_path):
     folder = make_folder(tmp_path, "tasks", [5, 7, 11])
     (folder / "notes.md").write_text("not a task")
-    answers = codrep2019.read_answers(str(folder))
+    answers = c19.read_answers(str(folder))
     assert answers == {str((folder / f"{n}.txt").resolve()): a for n, a in enumerate([5, 7, 11])}
 
 
@@ -92,7 +94,7 @@ def test_read_answers_errors_name_out_txt(tmp_path, out_text, message):
     else:
         (folder / "out.txt").write_text(out_text)
     with pytest.raises(InputError, match=message) as error:
-        codrep2019.read_answers(str(folder))
+        c19.read_answers(str(folder))
     assert "out.txt" in str(error.value)
 
 
@@ -120,7 +122,7 @@ def test_relative_and_absolute_paths_name_the_same_task(tmp_path, monkeypatch):
     folder = make_folder(tmp_path, "tasks", [4, 9])
     monkeypatch.chdir(tmp_path)
     predictions = codrep2019.parse_predictions([f"{folder}/0.txt 4", "tasks/1.txt 1 9"])
-    scores = codrep2019.score_rankings(codrep2019.read_answers("tasks"), predictions)
+    scores = codrep2019.score_rankings(c19.read_answers("tasks"), predictions)
     assert scores.mrr == 0.75
 
 
@@ -190,7 +192,7 @@ def test_cli_prediction_file_option(tmp_path, capsys):
 @pytest.mark.skipif(not (DATA / "validation" / "out.txt").exists(), reason="no .data/codrep2019")
 def test_validation_mrr_of_increasing_offsets_and_of_the_answers():
     folder = str(DATA / "validation")
-    answers = codrep2019.read_answers(folder)
+    answers = c19.read_answers(folder)
     assert len(answers) == 1000
     # "every offset in increasing order" puts the answer a at position a + 1; the tail does not matter.
     increasing = {path: list(range(answer + 1)) for path, answer in answers.items()}
@@ -226,4 +228,4 @@ def test_bytes_that_are_not_utf8_are_a_one_line_error(tmp_path, monkeypatch, cap
     assert capsys.readouterr().err == "evaluate: <stdin>: not UTF-8 (invalid start byte at byte 0)\n"
     (folder / "out.txt").write_bytes(b"\xff\n")
     with pytest.raises(InputError, match="out.txt: not UTF-8"):
-        codrep2019.read_answers(str(folder))
+        c19.read_answers(str(folder))

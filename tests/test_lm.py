@@ -7,10 +7,11 @@ import pytest
 
 from lm.build import BuildConfig, build
 from lm.cli import main as build_lm
-from lm.codrep2019_clean import majority_text
+from formats.codrep2019 import majority_text
 from lm.corpus import write_corpus
 from lm.model import LanguageModel, log10_to_bits
-from lm.sources import SourceError, codrep2018_body, iter_raw, shape_of
+from formats.codrep2018 import task_body as codrep2018_body
+from formats.sources import SourceError, iter_raw, shape_of
 from parsing.java import tokenize
 from parsing.schemes import get_scheme
 
@@ -84,7 +85,7 @@ def test_corpus_dedups_and_skips_undecodable(tmp_path):
     (d / "dangling.java").symlink_to(tmp_path / "nowhere.java")   # unreadable, even for root
     (d / "broken.zip").write_bytes(b"PK no")
     out = tmp_path / "corpus.txt"
-    stats = write_corpus([str(d)], "kind", out, workers=1, progress=False)
+    stats = write_corpus(iter_raw(str(d)), "kind", out, workers=1, progress=False, sources=[str(d)])
     (s,) = stats.sources
     assert (s.files, s.duplicates, s.skipped) == (1, 1, 3)
     line = out.read_text().splitlines()[0]
@@ -111,8 +112,8 @@ def test_build_writes_model_and_signature(tiny_model, tiny_corpus):
 def test_per_symbol_scores_sum_to_the_sentence_score(tiny_model):
     lm = LanguageModel(tiny_model)
     syms = get_scheme("kind").symbols(tokenize(TINY_JAVA["A.java"].replace("x = 1", "x=1")))
-    scores, states = lm.symbol_scores(syms)
-    assert len(scores) == len(syms) + 1 and len(states) == len(syms) + 2
+    scores = lm.symbol_scores(syms)
+    assert len(scores) == len(syms) + 1
     assert sum(scores) == pytest.approx(lm.score(syms), abs=1e-4)
     assert log10_to_bits(-1.0) == pytest.approx(3.3219, abs=1e-4)
 

@@ -4,7 +4,7 @@ import random
 import pytest
 
 from evaluation.make_tasks_cli import main as make_tasks_main
-from evaluation.tasks import TaskFolderError, inject, make_tasks
+from formats.codrep2019 import TaskFolderError, inject, make_tasks
 from parsing.java import tokenize
 
 from conftest import TINY_JAVA

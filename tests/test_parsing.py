@@ -143,7 +143,7 @@ def test_unknown_scheme_is_an_error():
 ])
 def test_shared_files_are_lossless(folder, pattern, limit):
     from conftest import data_path
-    from lm.sources import codrep2018_body
+    from formats.codrep2018 import task_body as codrep2018_body
     files = sorted(p for p in data_path(*folder).glob(pattern) if p.name != "out.txt")[:limit]
     assert files
     for p in files:

@@ -1,10 +1,10 @@
-"""Corpus sources: where Java text for training comes from, recognised by the shape of a SOURCE path.
+"""Java corpus sources, recognised by the shape of a SOURCE path, and the files a PATH names for ranking.
 
-    x.zip / x.jar                 an archive: every *.java member
+    x.zip / x.jar                   an archive: every *.java member
     folder with Tasks/, Solutions/  a CodRep 2018 data set: each task's file body (after new line + blank line)
-    folder with out.txt and 0.txt   a CodRep 2019 task folder: each task file (see `codrep2019_clean`)
-    any other folder               searched recursively for *.java; each entry is recognised by these rules
-    x.java                         itself
+    folder with out.txt and 0.txt   a CodRep 2019 task folder: each base file, voted from its copies
+    any other folder                searched recursively for *.java; each entry is recognised by these rules
+    x.java                          itself
 """
 from __future__ import annotations
 
@@ -14,8 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
+from . import codrep2018, codrep2019
+from .files import InputError, normalize_path, sort_key
 
-class SourceError(ValueError):
+
+class SourceError(InputError):
     """A SOURCE argument that cannot be read at all (missing path, broken zip, ...)."""
 
 
@@ -34,19 +37,20 @@ def shape_of(path: Path) -> str:
             return "archive"
         return "java"
     if path.is_dir():
-        if (path / "Tasks").is_dir() and (path / "Solutions").is_dir():
+        if codrep2018.is_dataset(path):
             return "codrep2018"
-        if (path / "out.txt").is_file() and (path / "0.txt").is_file():
+        if codrep2019.is_task_folder(path):
             return "codrep2019"
         return "folder"
     raise SourceError(f"{path}: no such file or folder")
 
 
-def iter_raw(source: str | Path, exclude: tuple[str, ...] = ()) -> Iterator[RawFile]:
-    """Every file a SOURCE holds, as raw bytes (decoding and dedup happen downstream)."""
+def iter_raw(source: str | Path, exclude: tuple[str, ...] = (), origin: str | None = None) -> Iterator[RawFile]:
+    """Every file a SOURCE holds, as raw bytes (decoding and dedup happen downstream); `origin`: the SOURCE
+    argument a folder entry was found under."""
     path = Path(source)
     shape = shape_of(path)
-    src = str(source)
+    src = origin or str(source)
     if shape == "java":
         try:
             yield RawFile(src, str(path), path.read_bytes(), "java")
@@ -55,11 +59,10 @@ def iter_raw(source: str | Path, exclude: tuple[str, ...] = ()) -> Iterator[RawF
     elif shape == "archive":
         yield from _archive(path, src, exclude)
     elif shape == "codrep2018":
-        for task in sorted((path / "Tasks").glob("*.txt"), key=_task_number):
-            yield RawFile(src, str(task), codrep2018_body(task.read_bytes()), "codrep2018")
+        for task in sorted((path / codrep2018.TASKS).glob("*.txt"), key=sort_key):
+            yield RawFile(src, str(task), codrep2018.task_body(task.read_bytes()), "codrep2018")
     elif shape == "codrep2019":
-        from .codrep2019_clean import clean_task_files  # keeps the injected errors out of the corpus
-        for name, data in clean_task_files(path):
+        for name, data in codrep2019.clean_task_files(path):   # the injected errors stay out of the corpus
             yield RawFile(src, name, data, "codrep2019")
     else:
         # a plain folder: each entry is recognised by the same shape rules (so a CodRep set or a zip
@@ -71,7 +74,7 @@ def iter_raw(source: str | Path, exclude: tuple[str, ...] = ()) -> Iterator[RawF
                 if entry.suffix == ".java" and _excluded(str(entry), exclude):
                     continue
                 try:
-                    yield from iter_raw(entry, exclude)
+                    yield from iter_raw(entry, exclude, src)
                 except SourceError as e:   # one broken entry (a dangling link, a bad zip) is skipped
                     yield RawFile(src, str(entry), b"", "java", str(e).removeprefix(f"{entry}: "))
 
@@ -92,16 +95,12 @@ def _excluded(name: str, patterns) -> bool:
     return any(fnmatch.fnmatch(name, p) or p in name for p in patterns)
 
 
-def _task_number(p: Path):
-    return (int(p.stem) if p.stem.isdigit() else 1 << 60, p.name)
-
-
-def codrep2018_body(task: bytes) -> bytes:
-    """A CodRep 2018 task is: the new line, a blank line, then the Java file. Return the file."""
-    nl = task.find(b"\n")
-    if nl < 0:
-        return b""
-    rest = task[nl + 1:]
-    # the separator line is blank (possibly '\r')
-    nl2 = rest.find(b"\n")
-    return rest[nl2 + 1:] if nl2 >= 0 else b""
+def files_to_rank(path: Path) -> list[Path]:
+    """The files a PATH names for ranking, absolute, in task order: a task folder's task files, else a
+    folder's *.java files (recursively), or the file itself."""
+    if path.is_dir():
+        files = codrep2019.task_files(path) or list(path.rglob("*.java"))
+        return sorted((Path(normalize_path(p)) for p in files), key=sort_key)
+    if path.exists():
+        return [Path(normalize_path(path))]
+    raise InputError(f"{path}: no such file or folder")

@@ -1,0 +1,59 @@
+"""Reading input files as every stage needs them (strict UTF-8, newlines untouched), the one input error,
+and the one order of task files."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+class InputError(ValueError):
+    """Bad input (file, line or value); its message is one line that names where the problem is."""
+
+
+def read_text(path: str | Path, what: str = "", newline: str | None = None) -> str:
+    """A UTF-8 file's text, or an InputError naming it: `cannot read[ what] (why)` or `not UTF-8`."""
+    try:
+        with open(path, encoding="utf-8", newline=newline) as f:
+            return f.read()
+    except OSError as error:
+        raise InputError(f"{path}: cannot read{' ' + what if what else ''} ({error.strerror})") from None
+    except UnicodeDecodeError as error:
+        raise InputError(f"{path}: not UTF-8 ({error.reason} at byte {error.start})") from None
+
+
+def decode(data: bytes, name: str) -> str:
+    """Source bytes as text: strict UTF-8 with newlines untouched (every offset downstream depends on it);
+    a NUL byte marks a binary file. InputError names `name`."""
+    if b"\0" in data:
+        raise InputError(f"{name}: binary file (NUL byte at {data.index(bytes(1))}); skipped")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(f"{name}: not UTF-8 (byte 0x{data[e.start]:02x} at {e.start}); skipped") from None
+
+
+def read_source(path: Path) -> str:
+    """A source file's text (see `decode`)."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as e:
+        raise InputError(f"{path}: cannot read ({e.strerror})") from None
+    return decode(data, str(path))
+
+
+def normalize_path(path: str | Path) -> str:
+    """The key of a task: its absolute path (links not resolved), so relative and absolute spellings agree."""
+    return os.path.abspath(path)
+
+
+def task_number(path: str | Path) -> int | None:
+    """N of a task file `N.txt` (or any `N.<suffix>`), None for other names."""
+    stem = Path(path).stem
+    return int(stem) if stem.isdecimal() else None
+
+
+def sort_key(path: str | Path):
+    """The one order of task and source files: by folder, then task number (other names first), then name."""
+    p = Path(path)
+    number = task_number(p)
+    return str(p.parent), -1 if number is None else number, p.name
