@@ -95,7 +95,7 @@ HELDOUT := java.net.http/ java.sql/ jdk.httpserver/ java.logging/
 # the held-out files, ranked and evaluated.
 demo: setup
 	@test -e $(DEFAULT_MODEL) || bin/build-lm --order 6 corpora/
-	@bin/make-tasks --seed 0 --count 300 --force $(foreach p,$(HELDOUT),--include $(p)) corpora/jdk17-src.zip .cache/demo-tasks
+	@bin/make-tasks --seed 0 --count 300 --force $(foreach p,$(HELDOUT),--include $(p)) --output .cache/demo-tasks corpora/jdk17-src.zip
 	@s=$$(date +%s.%N); bin/rank .cache/demo-tasks > .cache/demo-predictions.txt; \
 	  e=$$(date +%s.%N); awk "BEGIN{printf \"ranked 300 files in %.1f s\\n\", $$e - $$s}"
 	@bin/evaluate codrep2019 --datasets .cache/demo-tasks < .cache/demo-predictions.txt
@@ -107,7 +107,7 @@ C18 := .data/codrep2018/Dataset1 .data/codrep2018/Dataset2 .data/codrep2018/Data
 # Speed: end-to-end ranking against the tree-sitter floor, memory, cost per size (issue 5's targets).
 # The table is also copied to docs/bench.md, which the README links.
 bench: setup data .models/c18-o7.bin
-	bin/bench --model .models/c18-o7.bin --out .bench
+	bin/bench --model .models/c18-o7.bin --output .bench
 	@mkdir -p docs && cp .bench/bench.md docs/bench.md
 
 # StaMinA: our learner against AALpy's EDSM on the real training sets (AALpy installs itself on first use).
@@ -117,5 +117,5 @@ stamina-bench: setup data
 
 # n-gram orders and token schemes, CodRep 2018 -> CodRep 2019 validation.
 compare-orders: setup data
-	bin/compare-orders --orders 3-8 --schemes kind,text --train .data/codrep2018/Dataset1 .data/codrep2018/Dataset2 --eval .data/codrep2019/validation --out .bench/compare
+	bin/compare-orders --orders 3-8 --schemes kind,text --train .data/codrep2018/Dataset1 .data/codrep2018/Dataset2 --eval .data/codrep2019/validation --output .bench/compare
 	@mkdir -p docs && cp .bench/compare/compare.md docs/compare.md && cp .bench/compare/*.png docs/ 2>/dev/null || true

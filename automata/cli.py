@@ -1,16 +1,18 @@
 """bin/stamina: generate StaMinA-style problems, learn DFAs, label test sets, score grids."""
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
+
+from unnatural import cli
 
 from .bcr import SOLVED_BCR
 from .learn import ALGORITHMS, FOLDS, MEMBERS
 from .samples import ContradictionError, FormatError
 from .vote import Vote, load_model
 
-REAL_DATA = Path(__file__).resolve().parent.parent / ".data" / "stamina" / "training-abbadingo"
+COMMAND = "stamina"
+REAL_DATA = cli.repo_path(".data/stamina/training-abbadingo")
 ACCEPTANCE_PROBLEMS = list(range(1, 101, 5))
 
 
@@ -30,12 +32,11 @@ def cmd_generate(args) -> int:
              else [Cell(args.alphabet, float(args.sparsity))])
     for i, cell in enumerate(cells):
         if cell.alphabet < 1 or not 0 < cell.sparsity <= 100:
-            print("stamina generate: alphabet must be >= 1 and sparsity in (0, 100]", file=sys.stderr)
-            return 2
+            raise cli.CommandError("generate: alphabet must be >= 1 and sparsity in (0, 100]")
         prob = make_problem(args.seed + i, cell.alphabet, cell.sparsity)
         number = args.number if (args.number and not args.grid) else (
             first_number(cell) if cell.alphabet in ALPHABETS and cell.sparsity in SPARSITIES else 1)
-        paths = write_problem(prob, args.out, number)
+        paths = write_problem(prob, args.output, number)
         print(f"problem {number}: alphabet {cell.alphabet}, sparsity {cell.sparsity:g}%, target "
               f"{prob.target.n_states} states, {len(prob.training)} training / {len(prob.test)} test strings "
               f"-> {paths[0].parent}/{number}_*")
@@ -47,11 +48,9 @@ def cmd_learn(args) -> int:
     from .samples import read_training
 
     if args.vote < 1 or args.vote % 2 == 0:
-        print("stamina learn: --vote takes an odd number", file=sys.stderr)
-        return 2
+        raise cli.CommandError("learn: --vote takes an odd number")
     if args.accept_at is not None and not 1 <= args.accept_at <= args.vote:
-        print(f"stamina learn: --accept-at takes 1 to {args.vote} (the number of machines)", file=sys.stderr)
-        return 2
+        raise cli.CommandError(f"learn: --accept-at takes 1 to {args.vote} (the number of machines)")
     sample = read_training(args.train)
     res = learn(sample, algo=args.algo, time_limit=args.time_limit, plain=args.plain, vote=args.vote,
                 accept_at=args.accept_at)
@@ -89,8 +88,7 @@ def cmd_show(args) -> int:
     dfa = load_model(args.model)
     if args.png:
         if not dfa.render_png(args.png):
-            print("stamina show: graphviz 'dot' is not installed", file=sys.stderr)
-            return 2
+            raise cli.CommandError("show: graphviz 'dot' is not installed")
         print(f"wrote {args.png}")
     else:
         print(dfa.to_dot(), end="")
@@ -102,16 +100,15 @@ def cmd_grid(args) -> int:
 
     avail = problem_numbers(args.dir)
     if not avail:
-        print(f"stamina grid: no N_training.txt files in {args.dir}", file=sys.stderr)
-        return 2
+        raise cli.CommandError(f"grid: no N_training.txt files in {args.dir}")
     scores, errors = run_grid(args.dir, _numbers(args.problems, avail), args.algo, args.time_limit)
     for e in errors:
-        print(f"stamina grid: {e}; skipped", file=sys.stderr)
+        cli.warning(COMMAND, f"grid: {e}; skipped")
     for s in scores:
         print(f"problem {s.problem:>3}: alphabet {s.cell.alphabet:>2}, sparsity {s.cell.sparsity:>5g}% "
               f"BCR {s.bcr:.3f} {'solved' if s.bcr >= SOLVED_BCR else '      '} {s.states:>4} states {s.seconds:5.1f} s")
     print(grid_report(scores, f"BCR per cell ({args.algo}) for {args.dir}"))
-    return 2 if errors else 0
+    return cli.EXIT_USAGE if errors else cli.EXIT_OK
 
 
 def cmd_bench(args) -> int:
@@ -124,8 +121,8 @@ def cmd_bench(args) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="stamina", description=__doc__)
+def build_parser() -> cli.ArgumentParser:
+    p = cli.parser(COMMAND, __doc__.strip())
     sub = p.add_subparsers(dest="command", required=True)
 
     g = sub.add_parser("generate", help="make a StaMinA-style problem (Forest-Fire target, walks, edits)")
@@ -134,7 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--sparsity", type=float, default=100.0, help="percent of the training pool kept")
     g.add_argument("--number", type=int, default=0, help="problem number in file names (default: the cell's first)")
     g.add_argument("--grid", action="store_true", help="one problem per cell of the 5x4 grid (seeds seed..seed+19)")
-    g.add_argument("out", type=Path, help="output folder for N_training.txt, N_test.txt, N_target.dfa/.dot")
+    cli.add_output(g, "folder for N_training.txt, N_test.txt, N_target.dfa/.dot", required=True)
     g.set_defaults(func=cmd_generate)
 
     le = sub.add_parser("learn", help="learn a DFA from a training file (Abbadingo or +/- lines)")
@@ -182,16 +179,15 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+@cli.command(COMMAND)
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
     except (FormatError, ContradictionError) as e:
-        print(f"stamina {args.command}: {e}", file=sys.stderr)
-        return 2
+        raise cli.CommandError(f"{args.command}: {e}") from None
     except FileNotFoundError as e:
-        print(f"stamina {args.command}: no such file: {e.filename}", file=sys.stderr)
-        return 2
+        raise cli.CommandError(f"{args.command}: no such file: {e.filename}") from None
 
 
 if __name__ == "__main__":

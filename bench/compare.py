@@ -6,7 +6,7 @@ its signature (corpus key, scheme, order) and reused on the next run. Each model
 eval tasks: MRR and Recall@1 of `bin/rank`, mean per-symbol cross-entropy (bits) of the eval files'
 symbol streams, lmplz time and peak memory, ARPA and binary size, load time, and end-to-end ranking
 throughput (files/s of a `bin/rank` subprocess, model loading included).
-Writes compare.csv, compare.md and compare.png into --out.
+Writes compare.csv, compare.md and compare.png into --output.
 """
 from __future__ import annotations
 
@@ -34,12 +34,12 @@ from lm.corpus import write_corpus
 from lm.kenlm_tools import KenlmError, build_binary, lmplz
 from lm.model import LOG2_10, MAX_ORDER, LanguageModel, read_signature, signature_path
 from parsing.schemes import SCHEMES, UnknownScheme, get_scheme
+from unnatural import ROOT, cli
 from unnatural.signature import signature, versions
 
 from . import report
 from .rankcmd import RankCommand, RankerError, python, rank_command
 
-ROOT = Path(__file__).resolve().parent.parent
 PROG = "compare-orders"
 CACHE_FORMAT = 1   # bump when the corpus or model layout changes
 
@@ -83,9 +83,8 @@ def parse_schemes(spec: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=PROG, description=__doc__.strip(),
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+def parser() -> cli.ArgumentParser:
+    p = cli.parser(PROG, __doc__.strip(), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--orders", default="2-10", help="orders: a range (2-10) or a list (3,5,7); default 2-10")
     p.add_argument("--schemes", default=",".join(SCHEMES), help=f"token schemes (default {','.join(SCHEMES)})")
     p.add_argument("--train", nargs="+", required=True, metavar="SOURCE",
@@ -94,15 +93,14 @@ def parser() -> argparse.ArgumentParser:
                    help="a CodRep 2019 task folder (N.txt files and out.txt)")
     p.add_argument("--eval-limit", type=int, default=None, metavar="N",
                    help="evaluate on the first N tasks by number only")
-    p.add_argument("--out", type=Path, default=Path(".bench/compare"), help="report folder (default .bench/compare)")
+    cli.add_output(p, "report folder", default=".bench/compare")
     p.add_argument("--models", type=Path, default=ROOT / ".models" / "compare",
                    help="model cache (default .models/compare)")
     p.add_argument("--cache", type=Path, default=ROOT / ".cache" / "corpora",
                    help="corpus cache (default .cache/corpora)")
     p.add_argument("--exclude", action="append", default=[], metavar="PATTERN",
                    help="skip training files matching (as bin/build-lm); repeatable")
-    p.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1),
-                   help="tokenizer and bin/rank processes (default 2)")
+    cli.add_workers(p, "tokenizer and bin/rank processes")
     p.add_argument("--ranker", default=None, metavar="REV",
                    help="rank with the code of git revision REV (a snapshot under .cache/snapshots/) instead "
                         "of the working tree")
@@ -373,26 +371,24 @@ def signature_line(metas: list[dict], ev: EvalSet, orders: list[int], schemes: l
 
 # ------------------------------------------------------------------------------------------------- main
 
+@cli.command(PROG)
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
     try:
         orders = parse_orders(args.orders)
         schemes = parse_schemes(args.schemes)
-        if args.workers < 1:
-            raise UsageError(f"--workers {args.workers}: must be at least 1")
         for s in args.train:
             shape_of(Path(s))
         ev = load_eval(args.eval, args.eval_limit)
         ranker = rank_command(args.ranker)
     except (UsageError, SourceError, UnknownScheme, RankerError) as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
-        return 2
+        raise cli.CommandError(e) from None
     progress = not args.quiet
     load_before = os.getloadavg()[0]
     rows: list[Row] = []
     metas: list[dict] = []
     try:
-        args.out.mkdir(parents=True, exist_ok=True)
+        args.output.mkdir(parents=True, exist_ok=True)
         bar = tqdm(total=len(orders) * len(schemes), unit="model", desc="models", disable=not progress,
                    file=sys.stderr)
         for scheme in schemes:
@@ -410,17 +406,16 @@ def main(argv=None) -> int:
                            f"{row.files_per_s:.0f} files/s{' (model reused)' if reused else ''}", file=sys.stderr)
         bar.close()
     except (UsageError, SourceError, KenlmError, RuntimeError, InputError, OSError) as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
-        return 2
+        raise cli.CommandError(e) from None
     sig = signature_line(metas, ev, orders, schemes, args.workers, ranker.label)
     note = (f"Evaluated on the first {len(ev.files)} of {ev.total} tasks of {ev.folder} (--eval-limit).\n"
             if len(ev.files) != ev.total else "")
     note += report.load_note(load_before, os.getloadavg()[0]) + "\n"
-    table = write_reports(rows, args.out, sig, note)
+    table = write_reports(rows, args.output, sig, note)
     print(table)
     print("\n" + note.strip())
     print(f"\n{sig}")
-    print(f"wrote {args.out / 'compare.csv'}, {args.out / 'compare.md'}, {args.out / 'compare.png'}",
+    print(f"wrote {args.output / 'compare.csv'}, {args.output / 'compare.md'}, {args.output / 'compare.png'}",
           file=sys.stderr)
     return 0
 

@@ -1,13 +1,13 @@
 """bin/bench (`make bench`): how fast `bin/rank` is, against the floor, on real and synthetic tasks.
 
 In one run, for CodRep 2019 validation and for synthetic task folders made by `bin/make-tasks` from JDK
-files of about 1, 4, 16 and 64 KB (cached under --out): end-to-end wall time of a `bin/rank` subprocess
+files of about 1, 4, 16 and 64 KB (cached under --output): end-to-end wall time of a `bin/rank` subprocess
 (interpreter start and model loading included) with 1 and 2 workers, files/s; the floor for the same files
 (`python -m bench.floor`: read, parse with tree-sitter-java, visit every leaf; its loop time); the ratio
 end-to-end/floor; peak memory of the rank process tree (sum of VmRSS over the tree, polled from /proc,
 and the largest single process from wait4); time per 1000 characters, net of the fixed start-up cost
 (a `bin/rank` run on no file). Prints a Markdown table with the issue-5 targets (PASS/FAIL) and writes
-bench.md and bench.csv into --out. No number here is asserted by a test.
+bench.md and bench.csv into --output. No number here is asserted by a test.
 """
 from __future__ import annotations
 
@@ -25,12 +25,12 @@ from tqdm import tqdm
 
 from formats.codrep2019 import task_files
 from lm.model import model_fields, read_signature
+from unnatural import ROOT, cli
 from unnatural.signature import signature, versions
 
 from . import report
 from .rankcmd import RankCommand, RankerError, rank_command
 
-ROOT = Path(__file__).resolve().parent.parent
 PROG = "bench"
 PYTHON = sys.executable
 
@@ -66,12 +66,10 @@ def size_label(chars: int) -> str:
     return f"{chars // 1024}K" if chars % 1024 == 0 else str(chars)
 
 
-def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=PROG, description=__doc__.strip(),
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--model", type=Path, default=ROOT / ".models" / "c18-o7.bin",
-                   help="model to rank with (default .models/c18-o7.bin)")
-    p.add_argument("--out", type=Path, default=Path(".bench"), help="report and task cache folder (default .bench/)")
+def parser() -> cli.ArgumentParser:
+    p = cli.parser(PROG, __doc__.strip(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    cli.add_model(p, ".models/c18-o7.bin", "model to rank with")
+    cli.add_output(p, "report and task cache folder", default=".bench")
     p.add_argument("--validation", type=Path, default=ROOT / ".data" / "codrep2019" / "validation",
                    help="CodRep 2019 task folder (default .data/codrep2019/validation)")
     p.add_argument("--jdk", type=Path, default=ROOT / "corpora" / "jdk17-src.zip",
@@ -100,7 +98,7 @@ def synthetic_folder(jdk: Path, size: int, count: int, seed: int, cache: Path) -
     if (folder / "out.txt").is_file() and len((folder / "out.txt").read_text().split()) == count:
         return folder
     proc = subprocess.run([str(ROOT / "bin" / "make-tasks"), "--seed", str(seed), "--count", str(count),
-                           "--min-chars", str(lo), "--max-chars", str(hi), "--force", str(jdk), str(folder)],
+                           "--min-chars", str(lo), "--max-chars", str(hi), "--force", "--output", str(folder), str(jdk)],
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if proc.returncode != 0:
         raise UsageError(f"bin/make-tasks failed for size {size_label(size)}: "
@@ -283,6 +281,7 @@ def write_csv(rows: list[Row], path: Path) -> None:
     report.write_csv(rows, Row, path)
 
 
+@cli.command(PROG)
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
     try:
@@ -303,16 +302,15 @@ def main(argv=None) -> int:
         if sizes and not args.jdk.is_file():
             raise UsageError(f"--jdk {args.jdk}: no such file")
         ranker = rank_command(args.ranker)
-        args.out.mkdir(parents=True, exist_ok=True)
+        args.output.mkdir(parents=True, exist_ok=True)
         validation = args.validation.name
         sets = [(validation, args.validation)]
         for size in sizes:
             sets.append((f"jdk-{size_label(size)}",
                          synthetic_folder(args.jdk, size, args.per_size or tasks_per_size(size, chars_per_size),
-                                          args.seed, args.out / "tasks")))
+                                          args.seed, args.output / "tasks")))
     except (UsageError, RankerError, OSError) as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
-        return 2
+        raise cli.CommandError(e) from None
     load_before = os.getloadavg()[0]
     if load_before > (os.cpu_count() or 1):
         print(f"{PROG}: warning: load average {load_before:.1f} on {os.cpu_count()} cores: other work is running "
@@ -320,8 +318,7 @@ def main(argv=None) -> int:
     try:
         rows, startup = measure(ranker, args.model, sets, workers, not args.quiet)
     except (RuntimeError, OSError) as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
-        return 1
+        raise cli.CommandError(e) from None
     table = markdown_table(rows)
     goal = "\n".join(["| target | measured | status |", "|---|---:|---|"]
                      + [f"| {t} | {m} | {s} |" for t, m, s in targets(rows, validation)])
@@ -332,10 +329,10 @@ def main(argv=None) -> int:
              + report.load_note(load_before, os.getloadavg()[0]))
     sig = signature_line(args.model, sets, args.seed, ranker.label)
     page = f"{table}\n\n{goal}\n\n{notes}\n\n{sig}\n"
-    (args.out / "bench.md").write_text(page)
-    write_csv(rows, args.out / "bench.csv")
+    (args.output / "bench.md").write_text(page)
+    write_csv(rows, args.output / "bench.csv")
     print(page, end="")
-    print(f"wrote {args.out / 'bench.md'}, {args.out / 'bench.csv'}", file=sys.stderr)
+    print(f"wrote {args.output / 'bench.md'}, {args.output / 'bench.csv'}", file=sys.stderr)
     return 0
 
 

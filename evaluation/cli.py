@@ -1,6 +1,6 @@
 """`bin/evaluate TASK ...`: read predictions and answers, call the registered metric, print the numbers.
 
-Exit status: 0 on success, 2 on a usage error or bad input (one line on stderr that names the file).
+Exit status: 0 on success, 2 on a usage error or bad input (`evaluate: error: ...`, naming the file).
 """
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ import formats.codrep2018
 import formats.codrep2019
 from evaluation import codrep2018, codrep2019, fim, plur, registry, stamina
 from evaluation.common import InputError, read_text, signature
+from unnatural import cli
 
 PROG = "evaluate"
-EXIT_ERROR = 2
 
 
 def _read_text(path: str) -> tuple[str, str]:
@@ -92,11 +92,11 @@ def _run_codrep2018(args: argparse.Namespace, out: TextIO) -> None:
 # --- plur -------------------------------------------------------------------------------------------------
 
 def _run_plur(args: argparse.Namespace, out: TextIO) -> None:
-    examples = plur.read_examples(args.prediction_file, args.target_file, args.top_n)
+    examples = plur.read_examples(args.prediction_file, args.target_file, args.top)
     metrics = registry.get(f"plur:{args.dataset}").function(examples.beams, examples.targets)
     for key, value in metrics.items():
         print(f"{key}: {value:.5f}", file=out)
-    print(signature("plur", [("dataset", args.dataset), ("top_n", args.top_n)]), file=out)
+    print(signature("plur", [("dataset", args.dataset), ("top_n", args.top)]), file=out)
 
 
 # --- fim --------------------------------------------------------------------------------------------------
@@ -151,8 +151,8 @@ def _run_list(args: argparse.Namespace, out: TextIO) -> None:
         print(f"{metric.name}\t{metric.summary}", file=out)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=PROG, description="Offline evaluation of stored predictions.")
+def build_parser() -> cli.ArgumentParser:
+    parser = cli.parser(PROG, "Offline evaluation of stored predictions.")
     tasks = parser.add_subparsers(dest="task", metavar="TASK", required=True)
 
     rank = tasks.add_parser("codrep2019", help="CodRep 2019: MRR of ranked offsets read from stdin")
@@ -170,7 +170,8 @@ def build_parser() -> argparse.ArgumentParser:
     plur_parser.add_argument("--dataset", required=True, choices=sorted(plur.DATASETS))
     plur_parser.add_argument("--prediction_file", "--prediction-file", required=True)
     plur_parser.add_argument("--target_file", "--target-file", required=True)
-    plur_parser.add_argument("--top_n", "--top-n", type=_positive_int, default=1)
+    cli.add_top(plur_parser, "predictions of a beam that count", default=1, aliases=("--top_n", "--top-n"),
+                metavar="N")
     plur_parser.set_defaults(run=_run_plur)
 
     fim_parser = tasks.add_parser("fim", help="single-line fill-in-the-middle")
@@ -193,24 +194,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {value}")
-    return value
-
-
+@cli.command(PROG)
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         args.run(args, sys.stdout)
     except InputError as error:
-        print(f"{PROG}: {error}", file=sys.stderr)
-        return EXIT_ERROR
-    return 0
+        raise cli.CommandError(error) from None
+    return cli.EXIT_OK
 
 
 if __name__ == "__main__":
@@ -218,4 +209,4 @@ if __name__ == "__main__":
         sys.exit(main())
     except BrokenPipeError:   # the reader (e.g. `head`) closed the pipe: not an error of ours
         sys.stderr.close()
-        sys.exit(0)
+        sys.exit(cli.EXIT_OK)

@@ -5,21 +5,25 @@ surrounding tokens, with counts and MRR lost per group, so the next improvement 
 """
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
+
+from unnatural import cli
 
 from .codrep2019 import parse_predictions
 from .common import InputError
 from .errors import by_context, by_kind, by_tokens, group_failures, outcomes, repair_exactness
 
+COMMAND = "analyze-errors"
 
+
+@cli.command(COMMAND)
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="analyze-errors", description=__doc__.strip().splitlines()[0])
+    p = cli.parser(COMMAND, __doc__.strip().splitlines()[0])
     p.add_argument("folder", type=Path, help="the CodRep 2019 task folder the predictions are for")
     p.add_argument("--predictions", type=Path, help="prediction file (default: stdin)")
-    p.add_argument("--top", type=int, default=15, help="rows per table")
+    cli.add_top(p, "rows per table", default=15)
     p.add_argument("--explanations", type=Path, help="output of 'bin/rank --explain --json --top 1' for the "
                    "same folder: also report how often the top repair is exactly the injected edit undone")
     args = p.parse_args(argv)
@@ -28,8 +32,7 @@ def main(argv=None) -> int:
         preds = parse_predictions(lines, str(args.predictions or "<stdin>"))
         results = outcomes(args.folder, preds)
     except (InputError, OSError) as e:
-        print(f"analyze-errors: error: {e}", file=sys.stderr)
-        return 2
+        raise cli.CommandError(e) from None
     firsts = sum(1 for r in results if r.position == 1)
     mrr = sum(r.reciprocal_rank for r in results) / max(len(results), 1)
     print(f"tasks: {len(results)}  ranked first: {firsts}  not first: {len(results) - firsts}  MRR: {mrr:.4f}")
@@ -42,7 +45,7 @@ def main(argv=None) -> int:
         print(f"\n{title:<60} {'tasks':>6} {'MRR lost':>9}")
         for k, n, lost in group_failures(results, key)[:args.top]:
             print(f"{k:<60} {n:>6} {lost:>9.4f}")
-    return 0
+    return cli.EXIT_OK
 
 
 if __name__ == "__main__":

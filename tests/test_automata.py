@@ -524,10 +524,11 @@ def test_cli_grid_skips_a_bad_problem_and_scores_the_rest(tmp_path, capsys):
     assert main(["grid", str(tmp_path), "--algo", "edsm"]) == 2
     captured = capsys.readouterr()
     assert "problem   1: alphabet  2, sparsity   100% BCR 1.000 solved" in captured.out
-    errors = [ln for ln in captured.err.splitlines() if ln.startswith("stamina grid:")]
-    assert errors == [f"stamina grid: {tmp_path / '6_training.txt'}: contradictory training set: '0 1' is labelled "
-                      "both + and -; skipped",
-                      f"stamina grid: {tmp_path / '11_training.txt'}:2: symbol 9 outside the alphabet 0..1; skipped"]
+    errors = [ln for ln in captured.err.splitlines() if ln.startswith("stamina: warning: grid:")]
+    assert errors == [f"stamina: warning: grid: {tmp_path / '6_training.txt'}: contradictory training set: '0 1' is "
+                      "labelled both + and -; skipped",
+                      f"stamina: warning: grid: {tmp_path / '11_training.txt'}:2: symbol 9 outside the alphabet 0..1; "
+                      "skipped"]
 
 
 def test_cli_grid_on_a_generated_folder(tmp_path, capsys):

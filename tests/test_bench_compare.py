@@ -53,10 +53,9 @@ def run(capsys, *argv):
     (["--orders", "12"], "order 12 is outside 1..10"),
     (["--schemes", "kind,nope"], "unknown scheme 'nope'"),
     (["--eval-limit", "0"], "--eval-limit 0"),
-    (["--workers", "0"], "--workers 0"),
 ])
 def test_bad_arguments_exit_2_with_one_line(capsys, tmp_path, tiny_corpus, eval_dir, extra, message):
-    code, out, err = run(capsys, "--train", str(tiny_corpus), "--eval", str(eval_dir), "--out",
+    code, out, err = run(capsys, "--train", str(tiny_corpus), "--eval", str(eval_dir), "--output",
                          str(tmp_path / "out"), *extra)
     assert code == 2
     assert err.startswith("compare-orders: error:") and message in err
@@ -94,7 +93,7 @@ def test_eval_limit_takes_the_first_tasks_by_number(eval_dir, limit, expected):
 def test_reports_written_and_models_reused(capsys, tmp_path, tiny_corpus, eval_dir, lmplz_available):
     out, models, cache = tmp_path / "out", tmp_path / "models", tmp_path / "cache"
     argv = ["--orders", "2-3", "--schemes", "kind,text", "--train", str(tiny_corpus), "--eval", str(eval_dir),
-            "--out", str(out), "--models", str(models), "--cache", str(cache), "--workers", "1", "--quiet"]
+            "--output", str(out), "--models", str(models), "--cache", str(cache), "--workers", "1", "--quiet"]
     code, stdout, err = run(capsys, *argv)
     assert code == 0, err
     for name in ("compare.csv", "compare.md", "compare.png"):
@@ -121,7 +120,7 @@ def test_reports_written_and_models_reused(capsys, tmp_path, tiny_corpus, eval_d
 @pytest.mark.slow
 def test_changed_signature_rebuilds(capsys, tmp_path, tiny_corpus, eval_dir, lmplz_available):
     argv = ["--orders", "2", "--schemes", "kind", "--train", str(tiny_corpus), "--eval", str(eval_dir),
-            "--out", str(tmp_path / "out"), "--models", str(tmp_path / "m"), "--cache", str(tmp_path / "c"),
+            "--output", str(tmp_path / "out"), "--models", str(tmp_path / "m"), "--cache", str(tmp_path / "c"),
             "--workers", "1", "--quiet"]
     assert run(capsys, *argv)[0] == 0
     (sig,) = (tmp_path / "m").glob("*.bin.json")
@@ -148,3 +147,10 @@ def test_reports_round_trip_through_csv(tmp_path):
     md = (tmp_path / "compare.md").read_text()
     assert md.startswith(table) and md.strip().endswith(sig) and "--workers 1" in md
     assert (tmp_path / "compare.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_workers_must_be_positive(capsys, tmp_path, tiny_corpus, eval_dir):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--train", str(tiny_corpus), "--eval", str(eval_dir), "--workers", "0"])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and err.splitlines()[-1].startswith("compare-orders: error: argument --workers")

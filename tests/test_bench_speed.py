@@ -118,7 +118,7 @@ def test_bad_arguments_exit_2(capsys, tmp_path, validation, jdk_zip, extra, mess
     model = tmp_path / "model.bin"
     model.write_bytes(b"")   # never loaded: arguments are checked first
     code, _, err = run(capsys, "--model", str(model), "--validation", str(validation), "--jdk", str(jdk_zip),
-                       "--out", str(tmp_path / "out"), *extra)
+                       "--output", str(tmp_path / "out"), *extra)
     assert code == 2 and err.startswith("bench: error:") and message in err
     assert len(err.strip().splitlines()) == 1
 
@@ -137,7 +137,7 @@ def test_missing_inputs_are_named(capsys, tmp_path, validation):
 def test_bench_writes_reports_and_caches_task_folders(capsys, tmp_path, tiny_model, validation, jdk_zip):
     out = tmp_path / "out"
     argv = ["--model", str(tiny_model), "--validation", str(validation), "--jdk", str(jdk_zip), "--sizes",
-            "400,1600", "--per-size", "2", "--out", str(out), "--quiet"]
+            "400,1600", "--per-size", "2", "--output", str(out), "--quiet"]
     code, stdout, err = run(capsys, *argv)
     assert code == 0, err
     md = (out / "bench.md").read_text()

@@ -151,7 +151,7 @@ def test_cli_datasets_limit_the_tasks_and_reject_predictions_outside(tmp_path, m
     assert "datasets:first:second" in out
     status, out, err = run(["codrep2019", "-d", str(first)], f"{second}/0.txt 3\n", monkeypatch, capsys)
     assert status == 2 and out == ""
-    assert err.startswith("evaluate: <stdin>: ") and "second/0.txt is not a task of the datasets" in err
+    assert err.startswith("evaluate: error: <stdin>: ") and "second/0.txt is not a task of the datasets" in err
     assert err.count("\n") == 1
 
 
@@ -225,7 +225,7 @@ def test_bytes_that_are_not_utf8_are_a_one_line_error(tmp_path, monkeypatch, cap
     folder = make_folder(tmp_path, "tasks", [1])
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"\xff 1\n"), encoding="utf-8"))
     assert cli.main(["codrep2019", "-d", str(folder)]) == 2
-    assert capsys.readouterr().err == "evaluate: <stdin>: not UTF-8 (invalid start byte at byte 0)\n"
+    assert capsys.readouterr().err == "evaluate: error: <stdin>: not UTF-8 (invalid start byte at byte 0)\n"
     (folder / "out.txt").write_bytes(b"\xff\n")
     with pytest.raises(InputError, match="out.txt: not UTF-8"):
         c19.read_answers(str(folder))

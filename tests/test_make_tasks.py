@@ -55,5 +55,5 @@ def test_make_tasks_writes_a_task_folder_and_refuses_to_overwrite(tmp_path):
 
 
 def test_make_tasks_cli_bad_input(tmp_path, capsys):
-    assert make_tasks_main([str(tmp_path / "missing"), str(tmp_path / "out")]) == 2
+    assert make_tasks_main([str(tmp_path / "missing"), "--output", str(tmp_path / "out")]) == 2
     assert "no such file or folder" in capsys.readouterr().err
