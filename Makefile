@@ -2,7 +2,10 @@
 # (.venv/, .tools/, .models/, .data/), so a second run does nothing slow.
 SHELL := /bin/bash
 PY := .venv/bin/python
-KENLM_VERSION := 0.3.0
+# one home each: the KenLM version in constraints.txt (with every other pinned version), the n-gram order KenLM
+# is compiled for in lm/model.py
+KENLM_VERSION := $(shell sed -n 's/^kenlm==//p' constraints.txt)
+MAX_ORDER := $(shell sed -n 's/^MAX_ORDER = \([0-9][0-9]*\).*/\1/p' lm/model.py)
 KENLM_SDIST := .tools/kenlm-$(KENLM_VERSION).tar.gz
 LMPLZ := .tools/kenlm/bin/lmplz
 SHARED ?= ../shared
@@ -22,10 +25,11 @@ setup: .tools/debs.stamp .venv/.installed $(LMPLZ) .venv/.kenlm $(NATIVE) corpor
 	bin/setup-debian
 	@touch $@
 
-.venv/.installed: pyproject.toml
+# the project with its build, test and StaMinA-comparison extras, at the versions of constraints.txt
+.venv/.installed: pyproject.toml constraints.txt
 	python3 -m venv .venv
-	.venv/bin/pip install -q --upgrade pip setuptools wheel
-	.venv/bin/pip install -q -e '.[test]'
+	.venv/bin/pip install -q -c constraints.txt --upgrade pip setuptools wheel
+	.venv/bin/pip install -q -c constraints.txt -e '.[build,test,stamina]'
 	@touch $@
 
 $(KENLM_SDIST): | .venv/.installed
@@ -36,21 +40,21 @@ $(LMPLZ): $(KENLM_SDIST) | .tools/debs.stamp
 	rm -rf .tools/kenlm-src .tools/kenlm-build && mkdir -p .tools/kenlm-src .tools/kenlm-build .tools/kenlm/bin
 	tar -xzf $(KENLM_SDIST) -C .tools/kenlm-src --strip-components=1
 	@echo "building lmplz and build_binary (a few minutes; log in .tools/kenlm-build/build.log)"
-	@cd .tools/kenlm-build && { cmake -DCMAKE_BUILD_TYPE=Release -DKENLM_MAX_ORDER=10 -DCMAKE_POSITION_INDEPENDENT_CODE=ON ../kenlm-src \
+	@cd .tools/kenlm-build && { cmake -DCMAKE_BUILD_TYPE=Release -DKENLM_MAX_ORDER=$(MAX_ORDER) -DCMAKE_POSITION_INDEPENDENT_CODE=ON ../kenlm-src \
 	  && $(MAKE) -j2 lmplz build_binary; } > build.log 2>&1 || { tail -20 build.log; exit 1; }
 	cp .tools/kenlm-build/bin/lmplz .tools/kenlm-build/bin/build_binary .tools/kenlm/bin/
 
-# The kenlm Python module, compiled for n-gram orders up to 10.
+# The kenlm Python module, compiled for n-gram orders up to MAX_ORDER.
 .venv/.kenlm: $(KENLM_SDIST) | .venv/.installed .tools/debs.stamp
-	@echo "building the kenlm Python module, MAX_ORDER=10 (a few minutes; log in .tools/kenlm-python.log)"
-	@MAX_ORDER=10 .venv/bin/pip install --no-build-isolation --force-reinstall --no-deps $(KENLM_SDIST) \
+	@echo "building the kenlm Python module, MAX_ORDER=$(MAX_ORDER) (a few minutes; log in .tools/kenlm-python.log)"
+	@MAX_ORDER=$(MAX_ORDER) .venv/bin/pip install --no-build-isolation --force-reinstall --no-deps $(KENLM_SDIST) \
 	  > .tools/kenlm-python.log 2>&1 || { tail -20 .tools/kenlm-python.log; exit 1; }
 	@touch $@
 
 # The ranker's compiled loops: lm/native.cpp against KenLM's query code from the same build (the same
 # MAX_ORDER), ranker/native.cpp on its own.
 lm/_native$(EXT): lm/native.cpp $(LMPLZ) | .venv/.installed
-	$(CXX_MODULE) -DKENLM_MAX_ORDER=10 $$($(PY) -m pybind11 --includes) -I.tools/kenlm-src $< \
+	$(CXX_MODULE) -DKENLM_MAX_ORDER=$(MAX_ORDER) $$($(PY) -m pybind11 --includes) -I.tools/kenlm-src $< \
 	  .tools/kenlm-build/lib/libkenlm.a .tools/kenlm-build/lib/libkenlm_util.a -lz -lbz2 -llzma -lrt -o $@
 
 ranker/_native$(EXT): ranker/native.cpp | .venv/.installed
@@ -110,7 +114,7 @@ bench: setup data .models/c18-o7.bin
 	bin/bench --model .models/c18-o7.bin --output .bench
 	@mkdir -p docs && cp .bench/bench.md docs/bench.md
 
-# StaMinA: our learner against AALpy's EDSM on the real training sets (AALpy installs itself on first use).
+# StaMinA: our learner against AALpy's EDSM on the real training sets (AALpy: the `stamina` extra).
 # The table is also written to docs/stamina-bench.txt, which the README links.
 stamina-bench: setup data
 	set -o pipefail; bin/stamina bench | tee docs/stamina-bench.txt

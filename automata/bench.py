@@ -3,7 +3,8 @@
 For each problem: split the distinct labelled strings 80/20 (seed 0), learn on the 80% with multiplicities,
 score BCR on the held-out 20%. AALpy runs in a child process with a per-problem timeout (its EDSM can take
 minutes); its results are cached under .bench/stamina/ because they never change for a given version, so a
-re-run only re-learns ours. AALpy is installed into the venv on first use: the core package never imports it.
+re-run only re-learns ours. AALpy is the `stamina` extra, which `make setup` installs at the version of
+constraints.txt; the learners never import it.
 """
 from __future__ import annotations
 
@@ -11,8 +12,6 @@ import dataclasses
 import importlib.util
 import json
 import multiprocessing as mp
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -33,10 +32,13 @@ class BenchRow:
     states: int
 
 
+class AalpyMissing(RuntimeError):
+    pass
+
+
 def ensure_aalpy() -> None:
     if importlib.util.find_spec("aalpy") is None:
-        print("installing aalpy into the venv (benchmark only)...", file=sys.stderr, flush=True)
-        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "aalpy"], check=True)
+        raise AalpyMissing("AALpy is not installed (the `stamina` extra); run 'make setup'")
 
 
 def _aalpy_child(train: Sample, held: list[tuple[Word, bool]], queue) -> None:

@@ -112,11 +112,15 @@ def cmd_grid(args) -> int:
 
 
 def cmd_bench(args) -> int:
+    from .bench import AalpyMissing
     from .runs import bench_report, run_bench
 
     numbers = _numbers(args.problems, ACCEPTANCE_PROBLEMS)
-    ours, theirs = run_bench(args.dir, numbers, args.algo, args.time_limit, args.aalpy_timeout,
-                             use_cache=not args.no_cache)
+    try:
+        ours, theirs = run_bench(args.dir, numbers, args.algo, args.time_limit, args.aalpy_timeout,
+                                 use_cache=not args.no_cache)
+    except AalpyMissing as e:
+        raise cli.CommandError(f"bench: {e}") from None
     print(bench_report(ours, theirs, args.aalpy_timeout))
     return 0
 

@@ -29,9 +29,21 @@ def test_every_registered_task_has_a_cli_subcommand():
 def test_signature_line():
     assert signature("codrep2019", [("datasets", "validation")]) == \
         f"evaluate:codrep2019|datasets:validation|version:{version()}"
+
+
+def test_the_version_is_written_once():
+    """pyproject.toml takes the version from unnatural/__init__.py; the installed metadata agrees."""
+    import importlib.metadata
+    import unnatural
     tomllib = pytest.importorskip("tomllib")
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    assert version() == pyproject["project"]["version"]
+    assert "version" not in pyproject["project"] and "version" in pyproject["project"]["dynamic"]
+    assert pyproject["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "unnatural.__version__"}
+    assert version() == unnatural.__version__
+    try:
+        assert importlib.metadata.version("unnatural") == unnatural.__version__
+    except importlib.metadata.PackageNotFoundError:
+        pass
 
 
 def test_list_prints_the_registry(capsys):
