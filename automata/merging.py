@@ -161,16 +161,6 @@ class Hypothesis:
         self.red.append(blue)
         self.is_red.add(blue)
 
-    def non_red_size(self) -> int:
-        """Nodes still hanging below blue states (what an exact search would have to colour)."""
-        n = 0
-        todo = [c for r in self.red for c in self.ch[r].values() if c not in self.is_red]
-        while todo:
-            v = todo.pop()
-            n += 1
-            todo.extend(self.ch[v].values())
-        return n
-
     def to_dfa(self, unlabelled_accepts: bool = False) -> DFA:
         """Red states become the machine; blue subtrees (if any remain) are kept as tree states."""
         order, index = [0], {0: 0}

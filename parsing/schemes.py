@@ -165,7 +165,6 @@ SCHEMES: dict[str, Scheme] = {
     "kind": Scheme("kind", "identifiers and literals abstracted to their kind (default)", _kind_symbol),
     "text": Scheme("text", "identifier text kept, literals abstracted to their kind", _text_symbol),
 }
-DEFAULT_SCHEME = "kind"
 
 
 class UnknownScheme(ValueError):

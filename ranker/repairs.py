@@ -44,12 +44,3 @@ def gap_edits(gap: str) -> list[tuple[str, int]]:
         out.append((c + gap, FIRST))                  # a character was deleted before the gap's start
         out.append((gap + c, NEXT))                   # ... or at its end
     return out
-
-
-def edit_offset(where: int, gap_start: int, gap_end: int) -> int:
-    """1-based offset blamed by an edit, from the gap's 0-based [start, end)."""
-    if where == FIRST:
-        return gap_start + 1 if gap_end > gap_start else gap_end + 1
-    if where == LAST:
-        return gap_end
-    return gap_end + 1

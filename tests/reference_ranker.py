@@ -12,8 +12,18 @@ import kenlm
 
 from parsing.java import tokenize
 from parsing.schemes import gap_symbol
-from ranker.repairs import edit_offset, gap_edits
+from ranker.repairs import FIRST, LAST, gap_edits
 from ranker.score import next_newline_gaps
+
+
+def edit_offset(where: int, gap_start: int, gap_end: int) -> int:
+    """1-based offset blamed by an edit, from the gap's 0-based [start, end) (ranker/rank.py does this on
+    whole arrays)."""
+    if where == FIRST:
+        return gap_start + 1 if gap_end > gap_start else gap_end + 1
+    if where == LAST:
+        return gap_end
+    return gap_end + 1
 
 
 def _step(general, project, weight, state, symbol):

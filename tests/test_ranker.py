@@ -6,7 +6,8 @@ from lm.model import LanguageModel
 from parsing.java import tokenize
 from parsing.schemes import get_scheme
 from ranker.rank import rank_text
-from ranker.repairs import FIRST, LAST, NEXT, edit_offset, gap_edits
+from ranker.repairs import FIRST, LAST, NEXT, gap_edits
+from reference_ranker import edit_offset
 from ranker.score import Scorer, score_stream
 
 from conftest import TINY_JAVA, run_rank
