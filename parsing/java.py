@@ -39,9 +39,15 @@ def _walker():
     return walker, [walker.name(k) for k in range(1 << 16)]
 
 
+def leaf_arrays(data: bytes):
+    """`leaves` as the C walk returns them: numpy arrays of kind ids, start bytes and end bytes."""
+    return _walker()[0].of(data)
+
+
 def leaves(data: bytes) -> tuple[list[str], list[int], list[int]]:
     """(kind, start byte, end byte) of every non-empty leaf of `data` parsed as Java, in document order,
-    nodes of WHOLE_KINDS taken whole (MISSING nodes are empty, so never leaves)."""
+    nodes of WHOLE_KINDS taken whole (MISSING nodes are empty, so never leaves). Walked in C
+    (parsing/native.cpp; tests/reference_leaves.py is the same walk in Python)."""
     walker, names = _walker()
     kinds, starts, ends = walker.of(data)
     return list(map(names.__getitem__, kinds.tolist())), starts.tolist(), ends.tolist()

@@ -1,7 +1,7 @@
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from parsing.java import tokenize
+from parsing.java import leaves, tokenize
 from parsing.lossless import check_stream
 from parsing.offsets import byte_to_char
 from parsing.schemes import GAP_MARK, RESERVED, SCHEMES, UnknownScheme, gap_symbol, get_scheme
@@ -82,6 +82,24 @@ def test_property_random_mixtures_are_lossless(pieces):
     text = "".join(pieces)
     stream = tokenize(text)
     assert check_stream(stream) is None
+
+
+@pytest.mark.parametrize("name", TRICKY)
+def test_c_leaf_walk_equals_the_python_reference_on_tricky_files(name):
+    import reference_leaves
+    data = TRICKY[name].encode("utf-8")
+    assert leaves(data) == reference_leaves.leaves(data)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(JAVA_PIECES), st.sampled_from(WHITESPACE), st.text(max_size=4)),
+                max_size=60), st.binary(max_size=8))
+def test_property_c_leaf_walk_equals_the_python_reference(pieces, junk):
+    """parsing/native.cpp walks tree-sitter's tree in C; the plain cursor walk it replaced is the reference,
+    on random Java-ish text and on bytes that are not UTF-8."""
+    import reference_leaves
+    for data in ("".join(pieces).encode("utf-8"), "".join(pieces[:3]).encode("utf-8") + junk):
+        assert leaves(data) == reference_leaves.leaves(data)
 
 
 @pytest.mark.parametrize("gap, indent, symbol", [
