@@ -3,7 +3,8 @@
 In one run, for CodRep 2019 validation and for synthetic task folders made by `bin/make-tasks` from JDK
 files of about 1, 4, 16 and 64 KB (cached under --output): end-to-end wall time of a `bin/rank` subprocess
 (interpreter start and model loading included) with 1 and 2 workers, files/s; the floor for the same files
-(`python -m bench.floor`: read, parse with tree-sitter-java, visit every leaf; its loop time); the ratio
+(`python -m bench.floor`: read, parse with tree-sitter-java and walk every leaf in C, as the ranker's tokenizer
+does; its loop time); the ratio
 end-to-end/floor; peak memory of the rank process tree (sum of VmRSS over the tree, polled from /proc,
 and the largest single process from wait4); time per 1000 characters, net of the fixed start-up cost
 (a `bin/rank` run on no file). Prints a Markdown table with the issue-5 targets (PASS/FAIL) and writes
@@ -324,8 +325,8 @@ def main(argv=None) -> int:
                      + [f"| {t} | {m} | {s} |" for t, m, s in targets(rows, validation)])
     start = ", ".join(f"{w} workers {s:.2f} s" for w, s in startup.items())
     notes = (f"Start-up (bin/rank on no file, best of 3; subtracted for the net ms/1000 chars): {start}.\n"
-             "Floor: `python -m bench.floor` loop time (read, tree-sitter parse, cursor walk over every leaf), "
-             "one process.\n"
+             "Floor: `python -m bench.floor` loop time (read, tree-sitter parse and leaf walk in C, the ranker's "
+             "own), one process.\n"
              + report.load_note(load_before, os.getloadavg()[0]))
     sig = signature_line(args.model, sets, args.seed, ranker.label)
     page = f"{table}\n\n{goal}\n\n{notes}\n\n{sig}\n"

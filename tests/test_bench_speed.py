@@ -61,15 +61,11 @@ def test_floor_counts_files_and_characters(java_files):
     assert n == 3 and chars == sum(len(t) for t in TINY_JAVA.values()) and seconds >= 0
 
 
-def test_floor_visits_every_leaf():
-    from parsing.java import parse
-    tree = parse(TINY_JAVA["A.java"])
-    leaves, stack = 0, [tree.root_node]
-    while stack:
-        node = stack.pop()
-        leaves += not node.children
-        stack.extend(node.children)
-    assert floor.visit(tree) == leaves
+def test_floor_walks_what_the_ranker_tokenizes():
+    """The floor's walk is the tokenizer's: as many leaves as the token stream has tokens."""
+    from parsing.java import tokenize
+    for text in TINY_JAVA.values():
+        assert floor.walk(text.encode("utf-8")) == len(tokenize(text))
 
 
 def test_floor_cli(java_files, tmp_path):
