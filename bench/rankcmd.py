@@ -3,6 +3,10 @@
 Several people edit `ranker/` while measurements run; `--ranker REV` pins the ranker (and everything it
 imports) to a committed revision, extracted once with `git archive` into .cache/snapshots/<sha>/, so that
 every row of a report is made with the same code. The label goes into the report's signature.
+
+The compiled modules are not in git: the snapshot gets the working tree's, which is right only when REV's
+native sources are the same as the working tree's (checked; otherwise check REV out and `make setup`). The
+snapshot runs with PYTHONSAFEPATH, so that `python -m` does not import the working folder's packages instead.
 """
 from __future__ import annotations
 
@@ -13,8 +17,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-CODE_PATHS = ("ranker", "lm", "parsing", "evaluation", "bin")
+from unnatural import ROOT
+
+CODE_PATHS = ("unnatural", "parsing", "formats", "lm", "ranker", "bin")   # what a dirty label looks at
+NATIVE = ("parsing", "lm", "ranker")   # the compiled modules bin/rank needs: <package>/native.cpp -> _native*.so
 
 
 class RankerError(ValueError):
@@ -54,6 +60,24 @@ def worktree() -> RankCommand:
     return RankCommand((str(ROOT / "bin" / "rank"),), None, label)
 
 
+def compiled_modules(sha: str) -> list[Path]:
+    """The working tree's compiled modules, when they were built from the native sources `sha` has."""
+    out = []
+    for package in NATIVE:
+        source = f"{package}/native.cpp"
+        try:
+            at_rev = _git("rev-parse", "--verify", "--quiet", f"{sha}:{source}")
+        except RankerError:
+            continue   # that revision has no compiled module here
+        built = sorted((ROOT / package).glob("_native*.so"))
+        if _git("hash-object", source) != at_rev or not built or \
+                built[0].stat().st_mtime < (ROOT / source).stat().st_mtime:
+            raise RankerError(f"--ranker {sha[:12]}: its {source} is not the one the working tree's compiled "
+                              "module was built from; check that revision out and run 'make setup' to measure it")
+        out.append(built[0])
+    return out
+
+
 def snapshot(rev: str, cache: Path | None = None) -> RankCommand:
     """bin/rank of revision `rev`, run from a `git archive` copy of it."""
     try:
@@ -63,18 +87,20 @@ def snapshot(rev: str, cache: Path | None = None) -> RankCommand:
     cache = cache or ROOT / ".cache" / "snapshots"
     snap = cache / sha[:12]
     if not (snap / ".complete").exists():
+        modules = compiled_modules(sha)
         partial = cache / f"{sha[:12]}.partial"
         shutil.rmtree(partial, ignore_errors=True)
         partial.mkdir(parents=True)
-        archive = subprocess.run(["git", "archive", "--format=tar", sha, *CODE_PATHS], cwd=ROOT,
-                                 capture_output=True)
+        archive = subprocess.run(["git", "archive", "--format=tar", sha], cwd=ROOT, capture_output=True)
         if archive.returncode != 0:
             raise RankerError(f"git archive {sha[:12]}: {archive.stderr.decode(errors='replace').strip()}")
         subprocess.run(["tar", "-x", "-C", str(partial)], input=archive.stdout, check=True)
+        for module in modules:
+            shutil.copy2(module, partial / module.relative_to(ROOT))
         (partial / ".complete").write_text(sha + "\n")
         shutil.rmtree(snap, ignore_errors=True)
         partial.rename(snap)
-    env = {**os.environ, "PYTHONPATH": str(snap)}
+    env = {**os.environ, "PYTHONPATH": str(snap), "PYTHONSAFEPATH": "1"}
     return RankCommand((python(), "-m", "ranker.cli"), env, f"commit({sha[:12]})")
 
 

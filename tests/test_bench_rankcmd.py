@@ -43,3 +43,32 @@ def test_compare_orders_unknown_revision_exits_2(capsys, tmp_path, tiny_corpus):
     code = compare_main(["--train", str(tiny_corpus), "--eval", str(tmp_path / "eval"), "--ranker", "nope"])
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("compare-orders: error: --ranker nope")
+
+
+@pytest.mark.slow
+def test_a_snapshot_ranks_like_the_working_tree(tmp_path, tiny_model):
+    """The snapshot imports its own code and has the compiled modules it needs: on a clean checkout its
+    rankings are the working tree's."""
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    if not head:
+        pytest.skip("not a git checkout")
+    from conftest import TINY_JAVA
+    tasks = tmp_path / "tasks"
+    tasks.mkdir()
+    for i, text in enumerate(TINY_JAVA.values()):
+        (tasks / f"{i}.txt").write_text(text.replace(" = ", "  = ", 1))
+    snap = rankcmd.snapshot("HEAD", cache=tmp_path / "snapshots")
+    argv = ["--model", str(tiny_model), "--workers", "1", str(tasks)]
+    # run from a folder holding another `ranker` package: the snapshot must not import the working folder's
+    decoy = tmp_path / "decoy" / "ranker"
+    decoy.mkdir(parents=True)
+    (decoy / "__init__.py").write_text("")
+    (decoy / "cli.py").write_text("raise SystemExit('the working folder was imported')\n")
+    got = subprocess.run(snap.args(*argv), env=snap.env, capture_output=True, text=True, cwd=decoy.parent)
+    assert got.returncode == 0, got.stderr
+    assert [line.split()[0] for line in got.stdout.splitlines()] == [str(tasks / f"{i}.txt") for i in range(3)]
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", *rankcmd.CODE_PATHS],
+                           cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    if not dirty:
+        mine = subprocess.run(rankcmd.worktree().args(*argv), capture_output=True, text=True)
+        assert got.stdout == mine.stdout
