@@ -65,3 +65,9 @@ def test_default_model_is_found_from_any_working_folder(tmp_path):
     assert r.returncode == 0 and "(default .models/lines)" in " ".join(r.stdout.split())
     r = run("rank-lines", tmp_path, cwd=tmp_path)
     assert r.returncode == 2 and str(ROOT / ".models" / "lines") in r.stderr
+
+
+def test_make_tasks_cli_bad_input(tmp_path, capsys):
+    from evaluation.make_tasks_cli import main as make_tasks_main
+    assert make_tasks_main([str(tmp_path / "missing"), "--output", str(tmp_path / "out")]) == 2
+    assert "no such file or folder" in capsys.readouterr().err

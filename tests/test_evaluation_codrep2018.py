@@ -42,21 +42,6 @@ def test_line_loss(predicted, correct, loss):
 
 
 @pytest.mark.parametrize(
-    "content, lines",
-    [
-        (b"new\n\na\nb\n", 2),
-        (b"new\n\na\nb", 2),  # no final newline
-        (b"new\n\na\r\nb\r\n", 2),
-        (b"new\n\n\n\n", 2),  # empty program lines count
-        (b"new\n\n", 0),
-        (b"", 0),
-    ],
-)
-def test_program_line_count(content, lines):
-    assert c18.program_line_count(content) == lines
-
-
-@pytest.mark.parametrize(
     "predictions, average, recall",
     [
         ({"t1": 2, "t2": 5}, 0.0, 1.0),
@@ -107,19 +92,6 @@ def test_check_line_ranges(line, ok):
     else:
         with pytest.raises(InputError, match=rf"/d/Tasks/1.txt: predicted line {line} is outside 1..3"):
             codrep2018.check_line_ranges(predictions, counts)
-
-
-def test_read_solutions(tmp_path):
-    dataset = make_dataset(tmp_path, "Dataset1", [(3, 2), (5, 5)])
-    assert c18.read_solutions(str(dataset)) == {
-        str(dataset / "Tasks" / "1.txt"): 2, str(dataset / "Tasks" / "2.txt"): 5,
-    }
-    (dataset / "Solutions" / "2.txt").write_text("five")
-    with pytest.raises(InputError, match=r"Solutions/2.txt: solution is not a line number"):
-        c18.read_solutions(str(dataset))
-    (dataset / "Solutions" / "2.txt").unlink()
-    with pytest.raises(InputError, match=r"Solutions/2.txt: cannot read the solution"):
-        c18.read_solutions(str(dataset))
 
 
 def test_cli_prints_total_average_error_recall_and_signature(tmp_path, monkeypatch, capsys):

@@ -72,32 +72,6 @@ def test_score_rankings_rejects_a_prediction_outside_the_tasks():
         codrep2019.score_rankings({normalize_path("a"): 1}, {"b": [1]})
 
 
-def test_read_answers_maps_line_n_plus_1_to_task_n(tmp_path):
-    folder = make_folder(tmp_path, "tasks", [5, 7, 11])
-    (folder / "notes.md").write_text("not a task")
-    answers = c19.read_answers(str(folder))
-    assert answers == {str((folder / f"{n}.txt").resolve()): a for n, a in enumerate([5, 7, 11])}
-
-
-@pytest.mark.parametrize(
-    "out_text, message",
-    [
-        ("5\n", "no line 2"),  # two tasks, one answer
-        ("5\nseven\n", r"out.txt:2: answer is not an integer"),
-        (None, "cannot read the answers"),
-    ],
-)
-def test_read_answers_errors_name_out_txt(tmp_path, out_text, message):
-    folder = make_folder(tmp_path, "tasks", [5, 7])
-    if out_text is None:
-        (folder / "out.txt").unlink()
-    else:
-        (folder / "out.txt").write_text(out_text)
-    with pytest.raises(InputError, match=message) as error:
-        c19.read_answers(str(folder))
-    assert "out.txt" in str(error.value)
-
-
 def test_parse_predictions_keeps_order_skips_blank_lines_and_allows_empty_rankings(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     parsed = codrep2019.parse_predictions(["b.txt 3 1 2", "", "a.txt", "  "])

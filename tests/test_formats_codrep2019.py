@@ -1,13 +1,25 @@
+"""formats/codrep2019.py: answers, near-duplicate voting, the task writer and its answer conventions."""
 import json
 import random
+from pathlib import Path
 
 import pytest
 
-from evaluation.make_tasks_cli import main as make_tasks_main
-from formats.codrep2019 import TaskFolderError, inject, make_tasks
+from formats import codrep2019 as c19
+from formats.codrep2019 import TaskFolderError, inject, majority_text, make_tasks
+from formats.files import InputError
 from parsing.java import tokenize
 
 from conftest import TINY_JAVA
+
+
+def make_folder(root: Path, name: str, answers: list[int]) -> Path:
+    folder = root / name
+    folder.mkdir()
+    for number in range(len(answers)):
+        (folder / f"{number}.txt").write_text("class A {}\n")
+    (folder / "out.txt").write_text("".join(f"{answer}\n" for answer in answers))
+    return folder
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -54,6 +66,52 @@ def test_make_tasks_writes_a_task_folder_and_refuses_to_overwrite(tmp_path):
     assert make_tasks(texts, out, 5, seed=3, force=True) == 5
 
 
-def test_make_tasks_cli_bad_input(tmp_path, capsys):
-    assert make_tasks_main([str(tmp_path / "missing"), "--output", str(tmp_path / "out")]) == 2
-    assert "no such file or folder" in capsys.readouterr().err
+def test_codrep2019_reader_votes_out_injected_errors():
+    clean = TINY_JAVA["B.java"]
+    broken = [clean.replace("int g(", "int  g("), clean.replace("s = s", "s =s"), clean.replace("{\n", "{\n\n", 1)]
+    assert majority_text([b.encode() for b in broken]) == clean.encode()
+
+
+def test_read_answers_maps_line_n_plus_1_to_task_n(tmp_path):
+    folder = make_folder(tmp_path, "tasks", [5, 7, 11])
+    (folder / "notes.md").write_text("not a task")
+    answers = c19.read_answers(str(folder))
+    assert answers == {str((folder / f"{n}.txt").resolve()): a for n, a in enumerate([5, 7, 11])}
+
+
+@pytest.mark.parametrize(
+    "out_text, message",
+    [
+        ("5\n", "no line 2"),  # two tasks, one answer
+        ("5\nseven\n", r"out.txt:2: answer is not an integer"),
+        (None, "cannot read the answers"),
+    ],
+)
+def test_read_answers_errors_name_out_txt(tmp_path, out_text, message):
+    folder = make_folder(tmp_path, "tasks", [5, 7])
+    if out_text is None:
+        (folder / "out.txt").unlink()
+    else:
+        (folder / "out.txt").write_text(out_text)
+    with pytest.raises(InputError, match=message) as error:
+        c19.read_answers(str(folder))
+    assert "out.txt" in str(error.value)
+
+
+def test_task_files_are_in_task_order(tmp_path):
+    folder = make_folder(tmp_path, "tasks", list(range(12)))
+    (folder / "notes.txt").write_text("x")
+    assert [p.name for p in c19.task_files(folder)] == ["notes.txt"] + [f"{n}.txt" for n in range(12)]
+
+
+def test_original_texts_come_from_truth_jsonl_or_from_voting(tmp_path):
+    made = tmp_path / "made"
+    make_tasks(sorted(TINY_JAVA.items()), made, 3, seed=1)
+    assert sorted(c19.original_texts(made).values()) == sorted(TINY_JAVA.values())
+    voted = tmp_path / "voted"
+    voted.mkdir()
+    clean = TINY_JAVA["B.java"]
+    for i, broken in enumerate([clean.replace("int g(", "int  g("), clean.replace("s = s", "s =s"), clean]):
+        (voted / f"{i}.txt").write_text(broken)
+    (voted / "out.txt").write_text("1\n1\n1\n")
+    assert set(c19.original_texts(voted).values()) == {clean}

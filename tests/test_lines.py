@@ -14,7 +14,6 @@ import pytest
 from lines.features import (CHEAP_NAMES, RICH_NAMES, cheap_features, line_tokens, parse_errors, prepare,
                             rich_features, window_symbols, window_texts)
 from lines.model import order_lines
-from formats.codrep2018 import TaskError, parse_task, read_solution, task_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / ".data" / "codrep2018"
@@ -39,43 +38,6 @@ public class Counter {
 
 
 # ------------------------------------------------------------------------------------------ tasks
-
-@pytest.mark.parametrize("data, problem", [
-    (b"x = 1;\nnot blank\nclass A {}\n", "no blank line"),
-    (b"x = 1;", "no blank line"),
-    (b"x = 1;\n\n", "empty program"),
-    (b"x = 1;\n\n   \n\n", "empty program"),
-    (b"x = \xff;\n\nclass A {}\n", "not UTF-8"),
-    (b"\n\nclass A {}\n", "new line (line 1) is blank"),
-])
-def test_bad_tasks_name_the_file(data, problem):
-    with pytest.raises(TaskError) as e:
-        parse_task(data, "T/7.txt")
-    assert "T/7.txt" in str(e.value) and problem in str(e.value)
-    assert "\n" not in str(e.value)
-
-
-@pytest.mark.parametrize("data, new, lines", [
-    (b"a();\n\nx\ny\n", "a();", ("x", "y")),
-    (b"a();\n\nx\ny", "a();", ("x", "y")),
-    (b"a();\r\n\r\nx\r\ny\r\n", "a();", ("x\r", "y\r")),
-    (b"a();\n\nx\n\ny\n", "a();", ("x", "", "y")),
-])
-def test_program_lines_match_the_evaluator(data, new, lines):
-    from formats.codrep2018 import program_line_count
-    task = parse_task(data, "t.txt")
-    assert task.new_line == new and task.lines == lines
-    assert len(task.lines) == program_line_count(data)
-
-
-def test_task_paths_and_solutions(tmp_path):
-    ds = make_dataset(tmp_path / "DS", [("count = n;", 9), ("return count + 0;", 13)] * 6)
-    paths = task_paths(str(ds))
-    assert [Path(p).name for p in paths[:3]] == ["1.txt", "2.txt", "3.txt"]   # numeric order, 10 after 9
-    assert Path(paths[9]).name == "10.txt" and all(os.path.isabs(p) for p in paths)
-    assert read_solution(paths[1]) == 13
-    with pytest.raises(TaskError):
-        task_paths(str(tmp_path / "missing"))
 
 
 # ------------------------------------------------------------------------------------------ features

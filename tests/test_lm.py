@@ -1,79 +1,18 @@
 import io
 import json
-import zipfile
 from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
 
+from formats.sources import iter_raw
 from lm.build import BuildConfig, build
 from lm.cli import main as build_lm
-from formats.codrep2019 import majority_text
 from lm.corpus import write_corpus
 from lm.model import LanguageModel, log10_to_bits
-from formats.codrep2018 import task_body as codrep2018_body
-from formats.sources import SourceError, iter_raw, shape_of
 from parsing.java import tokenize
 from parsing.schemes import get_scheme
 
 from conftest import TINY_JAVA
-
-
-def make_sources(root):
-    """One of each SOURCE shape, written by the test."""
-    (root / "plain" / "sub").mkdir(parents=True)
-    (root / "plain" / "sub" / "A.java").write_text(TINY_JAVA["A.java"])
-    with zipfile.ZipFile(root / "src.zip", "w") as z:
-        z.writestr("mod/B.java", TINY_JAVA["B.java"])
-        z.writestr("mod/notes.txt", "not java")
-    ds = root / "Dataset9"
-    (ds / "Tasks").mkdir(parents=True)
-    (ds / "Solutions").mkdir()
-    (ds / "Tasks" / "1.txt").write_text("int y = 2;\n\n" + TINY_JAVA["C.java"])
-    (ds / "Solutions" / "1.txt").write_text("3\n")
-    cr = root / "codrep"
-    cr.mkdir()
-    (cr / "0.txt").write_text(TINY_JAVA["A.java"])
-    (cr / "out.txt").write_text("5\n")
-    (root / "One.java").write_text(TINY_JAVA["C.java"])
-    (root / "broken.zip").write_bytes(b"PK not really")
-    return root
-
-
-@pytest.mark.parametrize("name, shape", [
-    ("plain", "folder"), ("src.zip", "archive"), ("Dataset9", "codrep2018"), ("codrep", "codrep2019"),
-    ("One.java", "java"),
-])
-def test_sources_are_recognised_by_shape(tmp_path, name, shape):
-    assert shape_of(make_sources(tmp_path) / name) == shape
-
-
-@pytest.mark.parametrize("name, message", [
-    ("missing", "no such file or folder"), ("broken.zip", "not a readable zip"),
-])
-def test_unreadable_sources_are_errors(tmp_path, name, message):
-    with pytest.raises(SourceError, match=message):
-        list(iter_raw(make_sources(tmp_path) / name))
-
-
-def test_folder_entries_are_recognised_recursively(tmp_path):
-    root = make_sources(tmp_path)
-    (root / "broken.zip").unlink()
-    got = {(r.shape, r.data) for r in iter_raw(root)}
-    assert ("codrep2018", TINY_JAVA["C.java"].encode()) in got   # body after new line + blank line
-    assert ("archive", TINY_JAVA["B.java"].encode()) in got        # only *.java members
-    assert ("java", TINY_JAVA["A.java"].encode()) in got
-    assert ("codrep2019", TINY_JAVA["A.java"].encode()) in got
-    assert ("java", TINY_JAVA["C.java"].encode()) in got
-    assert len(got) == 5 and sum(1 for _ in iter_raw(root)) == 5
-
-
-@pytest.mark.parametrize("task, body", [
-    (b"x = 1;\n\nclass A {}\n", b"class A {}\n"),
-    (b"x = 1;\r\n\r\nclass A {}\r\n", b"class A {}\r\n"),
-    (b"only one line", b""),
-])
-def test_codrep2018_body(task, body):
-    assert codrep2018_body(task) == body
 
 
 def test_corpus_dedups_and_skips_undecodable(tmp_path):
@@ -90,12 +29,6 @@ def test_corpus_dedups_and_skips_undecodable(tmp_path):
     assert (s.files, s.duplicates, s.skipped) == (1, 1, 3)
     line = out.read_text().splitlines()[0]
     assert line.split() == get_scheme("kind").symbols(tokenize(TINY_JAVA["A.java"]))
-
-
-def test_codrep2019_reader_votes_out_injected_errors():
-    clean = TINY_JAVA["B.java"]
-    broken = [clean.replace("int g(", "int  g("), clean.replace("s = s", "s =s"), clean.replace("{\n", "{\n\n", 1)]
-    assert majority_text([b.encode() for b in broken]) == clean.encode()
 
 
 @pytest.mark.slow
@@ -134,6 +67,7 @@ def run_cli(argv):
     (["--order", "11", "{tmp}/plain"], "outside 1..10"),
 ])
 def test_build_lm_bad_input_is_one_line_and_exit_2(tmp_path, argv, message, lmplz_available):
+    from test_formats_sources import make_sources
     make_sources(tmp_path)
     (tmp_path / "emptydir").mkdir()
     argv = [a.replace("{tmp}", str(tmp_path)) for a in argv] + ["--quiet", "--output", str(tmp_path / "m.bin")]
@@ -147,3 +81,27 @@ def test_build_lm_prints_model_path_last(tmp_path, tiny_corpus, lmplz_available)
     code, out, err = run_cli([str(tiny_corpus), "--order", "3", "--quiet", "--output", str(tmp_path / "m.bin")])
     assert code == 0 and out.strip() == str(tmp_path / "m.bin")
     assert "order:3|scheme:kind" in err
+
+
+@pytest.mark.slow
+def test_fold_models_never_see_their_fold(tmp_path, tiny_corpus, lmplz_available):
+    """build_folds: each distinct file goes to the fold of its content; the model without fold f was
+    estimated on the other folds' files only, and the full model on all of them."""
+    from formats.sources import RawFile
+    from lm.build import build_folds
+    from lm.corpus import fold_of
+    files = [RawFile("src", name, text.encode(), "java") for name, text in sorted(TINY_JAVA.items())]
+    files.append(RawFile("src", "copy", files[0].data, "java"))   # a copy: read once, same fold
+    sig, held_out, stats = build_folds(files, ("src",), "kind", 2, 2, tmp_path / "all.bin", tmp_path, workers=1,
+                                       progress=False)
+    folds = [fold_of(f.data, 2) for f in files[:3]]
+    assert stats.fold_files == [folds.count(0), folds.count(1)] and stats.files == 3
+    assert sig["files"] == 3 and sig["sources"][0]["duplicates"] == 1 and (tmp_path / "all.bin.json").exists()
+    scheme = get_scheme("kind")
+    for f, model in held_out.items():
+        lm = LanguageModel(model)
+        others = [t for t, g in zip(sorted(TINY_JAVA.values()), folds) if g != f]
+        corpus = (tmp_path / f"fold{1 - f}.txt").read_text().splitlines()
+        assert corpus == [" ".join(scheme.symbols(tokenize(t))) for t in others]
+        assert lm.order == 2
+    assert set(held_out) == {f for f in (0, 1) if any(g != f for g in folds)}
