@@ -70,7 +70,7 @@ def split_beams(prediction_lines: Sequence[str], top_n: int) -> tuple[tuple[str,
 def read_examples(prediction_file: str, target_file: str, top_n: int = 1) -> PlurExamples:
     """Read the two files; unequal line counts raise InputError naming both files."""
     if top_n < 1:
-        raise InputError(f"--top_n must be at least 1, not {top_n}")
+        raise InputError(f"--top must be at least 1, not {top_n}")
     prediction_lines = _read_lines(prediction_file)
     target_lines = _read_lines(target_file)
     if len(prediction_lines) != len(target_lines):
