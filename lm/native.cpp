@@ -9,7 +9,7 @@
 //
 // A Mixture is one model, or a general model interpolated with a project model:
 // P = (1 - w) P_general + w P_project, each model keeping its own state. Scores are log10.
-// Built by `make setup` against the kenlm source package with KENLM_MAX_ORDER=10 (as the kenlm module).
+// Built by `make setup` against the kenlm source package with KENLM_MAX_ORDER from lm/model.py (as the kenlm module).
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>

@@ -53,6 +53,28 @@ def tiny_model(tmp_path, tiny_corpus, lmplz_available) -> Path:
     return out
 
 
+def make_dataset(root: Path, name: str, programs: list[tuple[int, int]]) -> Path:
+    """A CodRep 2018 data set whose task N has a program of `lines` lines and the solution `solution`."""
+    dataset = root / name
+    (dataset / "Tasks").mkdir(parents=True)
+    (dataset / "Solutions").mkdir()
+    for number, (lines, solution) in enumerate(programs, start=1):
+        program = "".join(f"line {i};\n" for i in range(1, lines + 1))
+        (dataset / "Tasks" / f"{number}.txt").write_text(f"int replaced;\n\n{program}")
+        (dataset / "Solutions" / f"{number}.txt").write_text(f"{solution}")
+    return dataset
+
+
+def make_folder(root: Path, name: str, answers: list[int]) -> Path:
+    """A CodRep 2019 task folder of trivial tasks with these answers."""
+    folder = root / name
+    folder.mkdir()
+    for number in range(len(answers)):
+        (folder / f"{number}.txt").write_text("class A {}\n")
+    (folder / "out.txt").write_text("".join(f"{answer}\n" for answer in answers))
+    return folder
+
+
 def run_rank(argv):
     """bin/rank in-process: (exit status, stdout, stderr)."""
     from ranker.cli import main as rank_main

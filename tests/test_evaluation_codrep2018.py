@@ -9,21 +9,9 @@ from formats import codrep2018 as c18
 from formats.files import normalize_path
 from evaluation.common import InputError
 
-from conftest import run_evaluate as run
+from conftest import make_dataset, run_evaluate as run
 
 DATA = Path(__file__).resolve().parent.parent / ".data" / "codrep2018"
-
-
-def make_dataset(root: Path, name: str, programs: list[tuple[int, int]]) -> Path:
-    """A dataset whose task N has a program of `lines` lines and the solution `solution`."""
-    dataset = root / name
-    (dataset / "Tasks").mkdir(parents=True)
-    (dataset / "Solutions").mkdir()
-    for number, (lines, solution) in enumerate(programs, start=1):
-        program = "".join(f"line {i};\n" for i in range(1, lines + 1))
-        (dataset / "Tasks" / f"{number}.txt").write_text(f"int replaced;\n\n{program}")
-        (dataset / "Solutions" / f"{number}.txt").write_text(f"{solution}")
-    return dataset
 
 
 @pytest.mark.parametrize(

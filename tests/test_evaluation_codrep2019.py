@@ -12,18 +12,9 @@ from formats import codrep2019 as c19
 from formats.files import normalize_path
 from evaluation.common import InputError, version
 
-from conftest import run_evaluate as run
+from conftest import make_folder, run_evaluate as run
 
 DATA = Path(__file__).resolve().parent.parent / ".data" / "codrep2019"
-
-
-def make_folder(root: Path, name: str, answers: list[int]) -> Path:
-    folder = root / name
-    folder.mkdir()
-    for number in range(len(answers)):
-        (folder / f"{number}.txt").write_text("class A {}\n")
-    (folder / "out.txt").write_text("".join(f"{answer}\n" for answer in answers))
-    return folder
 
 
 @pytest.mark.parametrize(

@@ -8,17 +8,7 @@ from formats import codrep2018 as c18
 from formats.codrep2018 import TaskError, parse_task, read_solution, task_body, task_paths
 from formats.files import InputError
 
-
-def make_dataset(root: Path, name: str, programs: list[tuple[int, int]]) -> Path:
-    """A dataset whose task N has a program of `lines` lines and the solution `solution`."""
-    dataset = root / name
-    (dataset / "Tasks").mkdir(parents=True)
-    (dataset / "Solutions").mkdir()
-    for number, (lines, solution) in enumerate(programs, start=1):
-        program = "".join(f"line {i};\n" for i in range(1, lines + 1))
-        (dataset / "Tasks" / f"{number}.txt").write_text(f"int replaced;\n\n{program}")
-        (dataset / "Solutions" / f"{number}.txt").write_text(f"{solution}")
-    return dataset
+from conftest import make_dataset
 
 
 @pytest.mark.parametrize("task, body", [

@@ -1,7 +1,6 @@
 """formats/codrep2019.py: answers, near-duplicate voting, the task writer and its answer conventions."""
 import json
 import random
-from pathlib import Path
 
 import pytest
 
@@ -10,16 +9,7 @@ from formats.codrep2019 import TaskFolderError, inject, majority_text, make_task
 from formats.files import InputError
 from parsing.java import tokenize
 
-from conftest import TINY_JAVA
-
-
-def make_folder(root: Path, name: str, answers: list[int]) -> Path:
-    folder = root / name
-    folder.mkdir()
-    for number in range(len(answers)):
-        (folder / f"{number}.txt").write_text("class A {}\n")
-    (folder / "out.txt").write_text("".join(f"{answer}\n" for answer in answers))
-    return folder
+from conftest import TINY_JAVA, make_folder
 
 
 @pytest.mark.parametrize("seed", range(40))

@@ -1,18 +1,15 @@
 """lines/: CodRep 2018 task parsing, features, ranking order, and the train/rank commands end to end."""
 from __future__ import annotations
 
-import math
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from lines.features import (CHEAP_NAMES, RICH_NAMES, cheap_features, line_tokens, parse_errors, prepare,
-                            rich_features, window_symbols, window_texts)
+from lines.features import (CHEAP_NAMES, cheap_features, line_tokens, parse_errors, prepare,
+                            window_symbols, window_texts)
 from lines.model import order_lines
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -5,7 +5,6 @@ from contextlib import redirect_stderr, redirect_stdout
 import pytest
 
 from formats.sources import iter_raw
-from lm.build import BuildConfig, build
 from lm.cli import main as build_lm
 from lm.corpus import write_corpus
 from lm.model import LanguageModel, log10_to_bits
