@@ -53,7 +53,11 @@ class CorpusStats:
 
 def fold_of(data: bytes, folds: int) -> int:
     """The fold of a file's content (the same for every copy of it)."""
-    return hashlib.sha1(data).digest()[0] % folds
+    return _fold(hashlib.sha1(data).digest(), folds)
+
+
+def _fold(digest: bytes, folds: int) -> int:
+    return digest[0] % folds
 
 
 def _warn(message: str) -> None:
@@ -101,7 +105,7 @@ def write_corpus(files: Iterable[RawFile], scheme: str, outs: Path | Sequence[Pa
             continue
         seen.add(digest)
         jobs.append((len(jobs), raw.name, raw.data, scheme))
-        owner.append((st, raw.name, digest[0] % len(outs)))
+        owner.append((st, raw.name, _fold(digest, len(outs))))
     workers = workers or os.cpu_count() or 1
     bar = tqdm(total=len(jobs), unit="file", desc="tokenizing", disable=not progress, file=sys.stderr)
     with ExitStack() as stack:
