@@ -110,10 +110,10 @@ def add_workers(p: argparse.ArgumentParser, help: str = "processes", default: in
 
 def add_output(p: argparse.ArgumentParser, help: str, default: str | Path | None = None,
                required: bool = False) -> None:
-    """--output PATH (a file or folder the command writes)."""
+    """--output PATH (a file or folder the command writes); `default` is relative to the repository."""
     if default is not None:
         help = f"{help} (default {default})"
-    p.add_argument("--output", type=Path, default=Path(default) if default is not None else None,
+    p.add_argument("--output", type=Path, default=repo_path(default) if default is not None else None,
                    required=required, help=help)
 
 
