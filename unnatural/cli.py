@@ -75,14 +75,6 @@ def repo_path(relative: str | Path) -> Path:
     return ROOT / relative
 
 
-def shown(path: Path) -> str:
-    """A path for help texts: relative to the repository when inside it."""
-    try:
-        return str(Path(path).relative_to(ROOT))
-    except ValueError:
-        return str(path)
-
-
 def positive_int(text: str) -> int:
     """argparse type: an integer >= 1."""
     try:
