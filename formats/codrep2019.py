@@ -2,25 +2,22 @@
 `out.txt`, whose line N+1 is the answer of `N.txt` (a 1-based character offset).
 
 Here: the task files and answers; near-duplicate voting, which recovers each base file from its copies
-(the shared splits repeat a few base files many times); and the writer of new task folders (`bin/make-tasks`),
-which also leaves `truth.jsonl`, each task's original and edited gap.
+(the shared splits repeat a few base files many times); and the writer of new task folders (`bin/make-tasks`,
+evaluation/tasks.py), which also leaves `truth.jsonl` (each task's source, project, edit and the Checkstyle
+message that kept it) and, beside the tasks, clean files (`clean/N.java`, listed in `clean.jsonl`).
 
 Voting: copies of a base file are identical once whitespace is removed, so they are grouped that way; within
 a group each gap takes the whitespace most copies agree on, which recovers the clean base file whenever the
 group has at least three copies (every edit touches one gap of one copy). Groups of one or two copies cannot
 be voted on and are kept as they are.
-
-Injected edits follow the competition's answer conventions: an inserted or replaced character is the answer
-itself; a deleted one is answered by the position where it was (the next token's first character when the
-gap became empty, else the first remaining character of the gap). Edits land at a gap's first or last
-character, where the shared data sets put them.
 """
 from __future__ import annotations
 
 import json
 import os
-import random
 import re
+import shutil
+import tempfile
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -33,8 +30,6 @@ from .files import InputError, normalize_path, read_text, sort_key
 ANSWERS_FILE = "out.txt"
 TRUTH_FILE = "truth.jsonl"
 TASK_NAME = re.compile(r"^(\d+)\.txt$")
-WHITESPACE = (" ", "\t", "\n")
-KINDS = ("insert", "delete", "replace")
 _WS = re.compile(rb"\s+")
 
 
@@ -151,8 +146,7 @@ def original_texts(folder: Path) -> dict[str, str]:
     if not truth_file.exists():
         return {str(p.absolute()): b.decode("utf-8", errors="replace") for p, b in base_texts(folder).items()}
     out = {}
-    for line in truth_file.read_text().splitlines():
-        t = json.loads(line)
+    for t in read_jsonl(truth_file):
         p = folder / t["task"]
         text = p.read_text(encoding="utf-8")
         lo = t["gap_start"] - 1
@@ -162,80 +156,85 @@ def original_texts(folder: Path) -> dict[str, str]:
 
 # ----------------------------------------------------------------------------------- writing new folders
 
+CLEAN_FOLDER = "clean"
+CLEAN_INDEX = "clean.jsonl"
+
+
 class TaskFolderError(ValueError):
     pass
 
 
 @dataclass(frozen=True)
 class InjectedEdit:
-    kind: str          # insert / delete / replace
-    answer: int        # 1-based character offset, the task's answer
-    gap_start: int     # 1-based offset of the gap in the edited file
+    """One injected whitespace edit: a task's record in truth.jsonl (evaluation/injection.py makes them)."""
+    kind: str          # 'insert tab', 'delete newline', ... ('insert', 'delete', 'replace' in the any mix)
+    answer: int        # 1-based character offset of the edited file: the task's answer
+    gap: int           # index of the edited gap (gap i precedes token i)
+    gap_start: int     # 1-based offset where the gap starts (the same in both files)
     original: str      # the gap before the edit
     edited: str        # the gap after it
+    line: int          # 1-based line of the answer in the edited file
+    lines_added: int   # +1 a newline inserted, -1 one deleted, else 0
 
 
-def inject(text: str, rng: random.Random, tries: int = 50) -> tuple[str, InjectedEdit] | None:
-    """Apply one random whitespace edit that keeps the tokens intact; None if no such edit is found."""
-    stream = tokenize(text)
-    n = len(stream)
-    if n < 2:
-        return None
-    tokens = [stream.token_text(i) for i in range(n)]
-    for _ in range(tries):
-        i = rng.randrange(1, n)      # a gap between two tokens
-        gap = stream.gap_text(i)
-        lo = stream.gap_start(i)
-        hi = lo + len(gap)
-        kind = rng.choice(KINDS) if gap else "insert"
-        char = rng.choice(WHITESPACE)
-        at_end = rng.random() < 0.5
-        # Edits that give the same text at either end of the gap get one canonical answer, the
-        # competition's: an inserted character is the last of its run; a character deleted from a
-        # uniform gap is answered by the gap's first remaining character.
-        if kind == "insert":
-            at_end = at_end or char + gap == gap + char
-            edited = gap + char if at_end else char + gap
-            answer = (hi if at_end else lo) + 1
-        elif kind == "delete":
-            at_end = at_end and gap[1:] != gap[:-1]
-            edited = gap[:-1] if at_end else gap[1:]
-            answer = hi if at_end else lo + 1
-        else:
-            pos = len(gap) - 1 if at_end else 0
-            if gap[pos] == char:
-                continue
-            edited = gap[:pos] + char + gap[pos + 1:]
-            answer = lo + pos + 1
-        new_text = text[:lo] + edited + text[hi:]
-        new_stream = tokenize(new_text)
-        if [new_stream.token_text(j) for j in range(len(new_stream))] != tokens:
-            continue     # the edit merged or split tokens: not a formatting error
-        return new_text, InjectedEdit(kind, answer, lo + 1, gap, edited)
-    return None
+@dataclass(frozen=True)
+class MadeTask:
+    text: str                    # the edited file
+    edit: InjectedEdit
+    source: str                  # the clean file it came from
+    message: str | None = None   # the Checkstyle violation that kept it, when one was asked for
 
 
-def make_tasks(texts: list[tuple[str, str]], out: Path, count: int | None, seed: int, force: bool = False) -> int:
-    """Write `count` tasks (default: one per file) into `out`; returns how many were written."""
+def write_task_folder(out: Path, tasks: list[MadeTask], clean: list[tuple[str, str]] = (),
+                      project: str | None = None, force: bool = False) -> None:
+    """Write `N.txt`, `out.txt` and `truth.jsonl` (per task: source, project, the edit, the Checkstyle
+    message) and, for (name, text) `clean` files, `clean/N.java` and `clean.jsonl` (per file: source,
+    project). Everything goes into a temporary folder beside `out`, renamed at the end: a failure leaves
+    nothing half-written, and `force` replaces an existing folder only then."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise TaskFolderError(f"{out}: exists and is not a folder")
     if out.exists() and any(out.iterdir()) and not force:
-        raise TaskFolderError(f"{out}: folder exists and is not empty (use --force to overwrite its tasks)")
-    out.mkdir(parents=True, exist_ok=True)
-    rng = random.Random(seed)
-    order = list(range(len(texts)))
-    rng.shuffle(order)
-    count = len(texts) if count is None else count
-    answers, truth = [], []
-    k = 0
-    while len(answers) < count and k < 20 * max(count, 1):
-        name, text = texts[order[k % len(order)]]
-        k += 1
-        made = inject(text, rng)
-        if made is None:
+        raise TaskFolderError(f"{out}: folder exists and is not empty (use --force to replace it)")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
+    try:
+        truth = []
+        for n, task in enumerate(tasks):
+            (tmp / f"{n}.txt").write_text(task.text, encoding="utf-8", newline="")
+            truth.append({"task": f"{n}.txt", "source": task.source, "project": project, **asdict(task.edit),
+                          "checkstyle": task.message})
+        (tmp / ANSWERS_FILE).write_text("".join(f"{t.edit.answer}\n" for t in tasks))
+        (tmp / TRUTH_FILE).write_text("".join(json.dumps(t) + "\n" for t in truth))
+        if clean:
+            (tmp / CLEAN_FOLDER).mkdir()
+            index = []
+            for n, (name, text) in enumerate(clean):
+                (tmp / CLEAN_FOLDER / f"{n}.java").write_text(text, encoding="utf-8", newline="")
+                index.append({"file": f"{CLEAN_FOLDER}/{n}.java", "source": name, "project": project})
+            (tmp / CLEAN_INDEX).write_text("".join(json.dumps(c) + "\n" for c in index))
+        if out.exists():
+            shutil.rmtree(out)
+        tmp.rename(out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    """The records of a truth.jsonl or clean.jsonl (none when the file is missing); a line that is not a
+    JSON object is an InputError naming it."""
+    if not path.exists():
+        return []
+    out = []
+    for number, line in enumerate(read_text(str(path)).splitlines(), start=1):
+        if not line.strip():
             continue
-        new_text, edit = made
-        (out / f"{len(answers)}.txt").write_text(new_text, encoding="utf-8", newline="")
-        answers.append(edit.answer)
-        truth.append({"task": f"{len(answers) - 1}.txt", "source": name, **asdict(edit)})
-    (out / ANSWERS_FILE).write_text("".join(f"{a}\n" for a in answers))
-    (out / TRUTH_FILE).write_text("".join(json.dumps(t) + "\n" for t in truth))
-    return len(answers)
+        try:
+            record = json.loads(line)
+        except (json.JSONDecodeError, RecursionError):
+            record = None
+        if not isinstance(record, dict):
+            raise InputError(f"{path}:{number}: not a JSON object")
+        out.append(record)
+    return out

@@ -6,7 +6,7 @@ import pytest
 
 from bench import compare
 from bench.compare import UsageError, main, parse_orders, parse_schemes
-from formats.codrep2019 import make_tasks
+from evaluation.tasks import TaskConfig, make_tasks
 
 from conftest import ROOT, TINY_JAVA
 
@@ -38,7 +38,7 @@ def test_parse_schemes(spec, expected):
 @pytest.fixture
 def eval_dir(tmp_path):
     d = tmp_path / "eval"
-    make_tasks(sorted(TINY_JAVA.items()), d, count=3, seed=1)
+    make_tasks(sorted(TINY_JAVA.items()), d, TaskConfig(count=3, seed=1))
     return d
 
 

@@ -37,9 +37,9 @@ def test_unknown_revision(rev):
 
 
 def test_compare_orders_unknown_revision_exits_2(capsys, tmp_path, tiny_corpus):
-    from formats.codrep2019 import make_tasks
+    from evaluation.tasks import TaskConfig, make_tasks
     from conftest import TINY_JAVA
-    make_tasks(sorted(TINY_JAVA.items()), tmp_path / "eval", count=2, seed=0)
+    make_tasks(sorted(TINY_JAVA.items()), tmp_path / "eval", TaskConfig(count=2, seed=0))
     code = compare_main(["--train", str(tiny_corpus), "--eval", str(tmp_path / "eval"), "--ranker", "nope"])
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("compare-orders: error: --ranker nope")

@@ -9,7 +9,7 @@ import pytest
 
 from bench import floor, speed
 from bench.speed import Row, main, parse_size, targets
-from formats.codrep2019 import make_tasks
+from evaluation.tasks import TaskConfig, make_tasks
 
 from conftest import ROOT, TINY_JAVA
 
@@ -79,7 +79,7 @@ def test_floor_cli(java_files, tmp_path):
 @pytest.fixture
 def validation(tmp_path):
     d = tmp_path / "validation"
-    make_tasks(sorted(TINY_JAVA.items()), d, count=3, seed=2)
+    make_tasks(sorted(TINY_JAVA.items()), d, TaskConfig(count=3, seed=2))
     return d
 
 

@@ -4,7 +4,7 @@ import pytest
 
 from evaluation.edits import find_edit
 from evaluation.errors import group_failures, outcomes, repair_exactness
-from formats.codrep2019 import make_tasks
+from evaluation.tasks import TaskConfig, make_tasks
 
 from conftest import TINY_JAVA
 
@@ -25,7 +25,7 @@ def test_find_edit(task, base, kind, char):
 
 def test_failures_are_grouped_and_exactness_checked(tmp_path):
     folder = tmp_path / "tasks"
-    make_tasks(sorted(TINY_JAVA.items()), folder, 3, seed=1)
+    make_tasks(sorted(TINY_JAVA.items()), folder, TaskConfig(count=3, seed=1))
     answers = [int(a) for a in (folder / "out.txt").read_text().split()]
     paths = [str((folder / f"{i}.txt").absolute()) for i in range(3)]
     truth = [json.loads(l) for l in (folder / "truth.jsonl").read_text().splitlines()]

@@ -1,59 +1,63 @@
-"""formats/codrep2019.py: answers, near-duplicate voting, the task writer and its answer conventions."""
+"""formats/codrep2019.py: answers, near-duplicate voting, the task folder writer."""
 import json
 import random
 
 import pytest
 
 from formats import codrep2019 as c19
-from formats.codrep2019 import TaskFolderError, inject, majority_text, make_tasks
+from formats.codrep2019 import InjectedEdit, MadeTask, TaskFolderError, majority_text
+from evaluation.tasks import TaskConfig, make_tasks
 from formats.files import InputError
 from parsing.java import tokenize
 
 from conftest import TINY_JAVA, make_folder
 
 
-@pytest.mark.parametrize("seed", range(40))
-def test_injected_edit_keeps_tokens_and_answer_points_at_the_edit(seed):
-    text = TINY_JAVA["B.java"]
-    new_text, edit = inject(text, random.Random(seed))
-    toks = lambda t: [x.text for x in tokenize(t).tokens]
-    assert toks(new_text) == toks(text) and new_text != text
-    lo = edit.gap_start - 1
-    assert new_text[lo:lo + len(edit.edited)] == edit.edited
-    assert text[lo:lo + len(edit.original)] == edit.original
-    if edit.kind == "delete":
-        assert abs(len(new_text) - len(text)) == 1 and new_text[edit.answer - 1] != "" and edit.answer <= len(new_text)
-    else:
-        assert new_text[edit.answer - 1] in " \t\n"       # the inserted or written character itself
+def _made(n: int, kind: str = "insert tab") -> MadeTask:
+    text = TINY_JAVA["A.java"]
+    edit = InjectedEdit(kind, 20 + n, 5, 19, "", "\t", 3, 0)
+    return MadeTask(text[:18] + "\t" + text[18:], edit, f"src/{n}.java", "a message [Check]")
 
 
-@pytest.mark.parametrize("gap, kind, char, answer_in_gap", [
-    (" ", "insert", " ", "last"),      # '  ': the inserted space is the last of its run
-    ("\n\n", "delete", "\n", "first"), # a blank line removed: the first remaining character
-])
-def test_indistinguishable_edits_get_one_canonical_answer(gap, kind, char, answer_in_gap):
-    text = f"class A {{ int x;{gap}int y; }}"
-    for seed in range(200):
-        made = inject(text, random.Random(seed))
-        if made and made[1].kind == kind and made[1].original == gap:
-            new_text, edit = made
-            lo, hi = edit.gap_start, edit.gap_start + len(edit.edited) - 1
-            assert edit.answer == (hi if answer_in_gap == "last" else lo)
-            return
-    pytest.fail("the edit was never drawn")
-
-
-def test_make_tasks_writes_a_task_folder_and_refuses_to_overwrite(tmp_path):
-    texts = sorted(TINY_JAVA.items())
+def test_write_task_folder_writes_tasks_answers_truth_and_clean_files(tmp_path):
     out = tmp_path / "tasks"
-    assert make_tasks(texts, out, 5, seed=3) == 5
-    answers = (out / "out.txt").read_text().split()
-    truth = [json.loads(l) for l in (out / "truth.jsonl").read_text().splitlines()]
-    assert len(answers) == 5 and [t["answer"] for t in truth] == [int(a) for a in answers]
-    assert sorted(p.name for p in out.glob("*.txt")) == sorted([f"{i}.txt" for i in range(5)] + ["out.txt"])
+    c19.write_task_folder(out, [_made(0), _made(1)], [("src/c.java", "class C {}\n")], project="p")
+    assert (out / "out.txt").read_text() == "20\n21\n"
+    truth = c19.read_jsonl(out / "truth.jsonl")
+    assert [t["task"] for t in truth] == ["0.txt", "1.txt"]
+    assert truth[0]["project"] == "p" and truth[0]["checkstyle"] == "a message [Check]" and truth[0]["source"] == "src/0.java"
+    assert (out / "clean" / "0.java").read_text() == "class C {}\n"
+    assert c19.read_jsonl(out / "clean.jsonl") == [{"file": "clean/0.java", "source": "src/c.java", "project": "p"}]
+    assert c19.read_answers(str(out)) == {str(out / "0.txt"): 20, str(out / "1.txt"): 21}
+
+
+def test_write_task_folder_refuses_a_non_empty_folder_and_leaves_nothing_half_written(tmp_path, monkeypatch):
+    out = tmp_path / "tasks"
+    c19.write_task_folder(out, [_made(0)])
     with pytest.raises(TaskFolderError, match="not empty"):
-        make_tasks(texts, out, 5, seed=3)
-    assert make_tasks(texts, out, 5, seed=3, force=True) == 5
+        c19.write_task_folder(out, [_made(0), _made(1)])
+    assert sorted(p.name for p in out.iterdir()) == ["0.txt", "out.txt", "truth.jsonl"]
+
+    class Boom(RuntimeError):
+        pass
+
+    def fail(*a, **k):
+        raise Boom
+    monkeypatch.setattr(c19.json, "dumps", fail)
+    with pytest.raises(Boom):
+        c19.write_task_folder(out, [_made(0), _made(1)], force=True)
+    assert (out / "out.txt").read_text() == "20\n"                       # the old folder is intact
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tasks"]      # no temporary folder is left
+    monkeypatch.undo()
+    c19.write_task_folder(out, [_made(0), _made(1)], force=True)
+    assert (out / "out.txt").read_text() == "20\n21\n"
+
+
+@pytest.mark.parametrize("line, message", [("[1, 2]", "not a JSON object"), ("{", "not a JSON object")])
+def test_read_jsonl_names_a_bad_line(tmp_path, line, message):
+    (tmp_path / "truth.jsonl").write_text('{"task": "0.txt"}\n' + line + "\n")
+    with pytest.raises(InputError, match=f"truth.jsonl:2: {message}"):
+        c19.read_jsonl(tmp_path / "truth.jsonl")
 
 
 def test_codrep2019_reader_votes_out_injected_errors():
@@ -96,7 +100,7 @@ def test_task_files_are_in_task_order(tmp_path):
 
 def test_original_texts_come_from_truth_jsonl_or_from_voting(tmp_path):
     made = tmp_path / "made"
-    make_tasks(sorted(TINY_JAVA.items()), made, 3, seed=1)
+    make_tasks(sorted(TINY_JAVA.items()), made, TaskConfig(count=3, seed=1))
     assert sorted(c19.original_texts(made).values()) == sorted(TINY_JAVA.values())
     voted = tmp_path / "voted"
     voted.mkdir()
