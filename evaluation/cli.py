@@ -5,13 +5,14 @@ Exit status: 0 on success, 2 on a usage error or bad input (`evaluate: error: ..
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from typing import Sequence, TextIO
 
 import formats.codrep2018
 import formats.codrep2019
-from evaluation import codrep2018, codrep2019, fim, plur, registry, stamina
+from evaluation import codrep2018, codrep2019, detection, fim, plur, registry, stamina
 from evaluation.common import InputError, read_text, signature
 from unnatural import cli
 
@@ -87,6 +88,59 @@ def _run_codrep2018(args: argparse.Namespace, out: TextIO) -> None:
     print(f"Average line error: {scores.average_line_error}", file=out)
     print(f"Recall@1: {scores.recall_at_1}", file=out)
     print(signature("codrep2018", [("datasets", _folders_signature(folders))]), file=out)
+
+
+# --- detection ------------------------------------------------------------------------------------------
+
+def _run_detection(args: argparse.Namespace, out: TextIO) -> None:
+    task_folders = _dataset_folders(args.tasks)
+    tasks, clean = detection.read_sets(task_folders, _dataset_folders(args.clean))
+    text, source = _read_text(args.findings)
+    findings = detection.parse_findings(text.splitlines(), source)
+    detection.check_paths(findings, tasks, clean, source)
+    threshold = -math.inf if args.threshold is None else args.threshold
+    for project, scores in registry.get("detection").function(findings, tasks, clean, threshold).items():
+        if project != detection.ALL:
+            print(f"\nproject: {project}", file=out)
+        print(f"tasks: {scores.tasks}", file=out)
+        print(f"clean files: {scores.clean}", file=out)
+        print(f"clean lines: {scores.clean_lines}", file=out)
+        print(f"AUC: {scores.auc}", file=out)
+        print(f"threshold: {'all findings' if args.threshold is None else args.threshold}", file=out)
+        print(f"findings: {scores.findings}", file=out)
+        print(f"precision: {scores.precision}", file=out)
+        print(f"recall: {scores.recall}", file=out)
+        print(f"false per KLOC: {scores.false_per_kloc}", file=out)
+    if args.sweep:
+        _write_sweep(args.sweep, detection.sweep(findings, tasks, clean), out)
+    print(signature("detection", [("tasks", _folders_signature(task_folders)),
+                                  ("threshold", "all" if args.threshold is None else args.threshold)]), file=out)
+
+
+def _write_sweep(prefix: str, points, out: TextIO) -> None:
+    """The precision/recall curve as PREFIX.csv and PREFIX.png."""
+    csv_path, png_path = prefix + ".csv", prefix + ".png"
+    try:
+        with open(csv_path, "w", encoding="utf-8") as f:
+            f.write("threshold,findings,precision,recall,false_per_kloc\n")
+            for p in points:
+                f.write(f"{p.threshold},{p.findings},{p.precision},{p.recall},{p.false_per_kloc}\n")
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots(figsize=(5, 4))
+        ax.plot([p.recall for p in points], [p.precision for p in points], drawstyle="steps-post")
+        ax.set_xlabel("recall")
+        ax.set_ylabel("precision")
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1.02)
+        ax.grid(alpha=0.3)
+        fig.tight_layout()
+        fig.savefig(png_path, dpi=100)
+        plt.close(fig)
+    except OSError as error:
+        raise InputError(f"{error.filename}: cannot write the sweep ({error.strerror})") from None
+    print(f"sweep: {csv_path} {png_path}", file=out)
 
 
 # --- plur -------------------------------------------------------------------------------------------------
@@ -188,6 +242,17 @@ def build_parser() -> cli.ArgumentParser:
                      help="01: like the predictions (default); abbadingo: labelled Abbadingo sample; "
                           "signs: +/- lines of the adl files")
     bcr.set_defaults(run=_run_stamina)
+
+    detect = tasks.add_parser("detection", help="file-level AUC, precision, recall and false alarms of findings")
+    detect.add_argument("--tasks", required=True, metavar="TASKDIR",
+                        help="task folders from bin/make-tasks, separated by ':'")
+    detect.add_argument("--clean", metavar="CLEANDIR",
+                        help="folders of clean files, separated by ':' (default: each task folder's clean/)")
+    detect.add_argument("--threshold", type=float, default=None,
+                        help="count findings scoring at least this (default: every finding)")
+    detect.add_argument("--sweep", metavar="PREFIX", help="also write the precision/recall curve to PREFIX.csv and PREFIX.png")
+    detect.add_argument("-f", "--findings", default="-", help="findings, one JSON object per line (default: stdin)")
+    detect.set_defaults(run=_run_detection)
 
     listing = tasks.add_parser("list", help="list the registered metrics")
     listing.set_defaults(run=_run_list)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from evaluation import codrep2018, codrep2019, fim, plur, stamina
+from evaluation import codrep2018, codrep2019, detection, fim, plur, stamina
 
 
 @dataclass(frozen=True)
@@ -21,6 +21,8 @@ def _metrics() -> dict[str, Metric]:
                "MRR and Recall@1/5/10 of ranked offsets (CodRep 2019)"),
         Metric("codrep2018", "codrep2018", codrep2018.score_line_predictions,
                "average tanh line error and Recall@1 (CodRep 2018)"),
+        Metric("detection", "detection", detection.by_project,
+               "file-level AUC; precision, recall and false findings per KLOC at a threshold"),
         Metric("fim", "fim", fim.score_example,
                "exact match, chrF, BLEU, Levenshtein distance and similarity of one middle"),
         Metric("stamina", "stamina", stamina.balanced_classification_rate,

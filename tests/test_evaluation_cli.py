@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_registry_names_every_task_and_every_plur_dataset():
-    expected = {"codrep2019", "codrep2018", "fim", "stamina"} | {f"plur:{name}" for name in plur.DATASETS}
+    expected = {"codrep2019", "codrep2018", "detection", "fim", "stamina"} | {f"plur:{name}" for name in plur.DATASETS}
     assert set(registry.METRICS) == expected
     assert registry.get("codrep2019").function is codrep2019.score_rankings
     with pytest.raises(KeyError, match="unknown metric 'bleu'"):
