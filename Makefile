@@ -10,9 +10,9 @@ KENLM_SDIST := .tools/kenlm-$(KENLM_VERSION).tar.gz
 LMPLZ := .tools/kenlm/bin/lmplz
 SHARED ?= ../shared
 
-.PHONY: setup test quick demo bench compare-orders stamina-bench data lossless help
+.PHONY: setup test quick demo bench compare-orders stamina-bench data lossless devsets help
 help:
-	@echo "make setup | test | quick | demo | bench | compare-orders | stamina-bench | data | lossless"
+	@echo "make setup | test | quick | demo | bench | compare-orders | stamina-bench | data | lossless | devsets"
 
 EXT := $(shell python3 -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
 NATIVE := lm/_native$(EXT) ranker/_native$(EXT) parsing/_native$(EXT) automata/_native$(EXT)
@@ -92,8 +92,14 @@ quick: setup
 lossless: setup data
 	$(PY) -m formats.lossless .data/codrep2019/learning .data/codrep2019/validation .data/codrep2018/Dataset1 .data/codrep2018/Dataset2 .data/codrep2018/Dataset3 .data/codrep2018/Dataset4
 
+# Detection development sets (evaluation/devsets.py): one task folder per project, tasks kept only when
+# Checkstyle flags them, clean files beside them; cached under .data/devsets (a set is rebuilt when its
+# configuration changes).
+devsets: setup data
+	$(PY) -m evaluation.devsets .data/devsets
+
 DEFAULT_MODEL := .models/default-kind-o6.bin
-HELDOUT := java.net.http/ java.sql/ jdk.httpserver/ java.logging/
+HELDOUT := java.net.http/ java.sql/ jdk.httpserver/ java.logging/ java.management/
 
 # The main job on an embedded default: the JDK model (held-out packages left out), 300 tasks made from
 # the held-out files, ranked and evaluated.

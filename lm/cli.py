@@ -9,7 +9,7 @@ from parsing.schemes import SCHEMES, UnknownScheme, get_scheme
 from unnatural import cli
 from unnatural.signature import signature
 
-from .build import DEMO_HELDOUT, BuildConfig, EmptyCorpus, build, check_order, default_output
+from .build import HELD_OUT, BuildConfig, EmptyCorpus, build, check_order, default_output
 from .kenlm_tools import KenlmError
 from .model import MAX_ORDER, model_fields
 
@@ -29,8 +29,8 @@ def parser() -> cli.ArgumentParser:
     p.add_argument("--exclude", action="append", default=[], metavar="PATTERN",
                    help="skip files whose path or archive member matches (glob or substring); repeatable")
     p.add_argument("--no-holdout", action="store_true",
-                   help=f"when training on {DEFAULT_CORPUS}/, keep the JDK packages `make demo` tests on ("
-                        + " ".join(DEMO_HELDOUT) + "); they are left out by default")
+                   help=f"when training on {DEFAULT_CORPUS}/, keep the JDK modules `make demo` and the development sets test on ("
+                        + " ".join(HELD_OUT) + "); they are left out by default")
     cli.add_workers(p, "tokenizer processes")
     p.add_argument("--keep-arpa", action="store_true", help="also keep the ARPA file beside the model")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -48,7 +48,7 @@ def main(argv=None) -> int:
         for s in sources:
             shape_of(Path(s))
         is_default = [Path(x).resolve() for x in sources] == [default_corpus.resolve()]
-        exclude = tuple(args.exclude) + (DEMO_HELDOUT if is_default and not args.no_holdout else ())
+        exclude = tuple(args.exclude) + (HELD_OUT if is_default and not args.no_holdout else ())
         output = args.output or default_output(sources, args.order, args.scheme)
         cfg = BuildConfig(tuple(sources), args.order, args.scheme, output, exclude, args.workers, args.keep_arpa)
         sig = build(cfg, progress=not args.quiet)
