@@ -2,9 +2,11 @@
 
 Only line starts that lie in gaps count (never the inside of a comment, string or text block): a
 Javadoc's ' * ' lines are alignment, not indentation. A file is tab-indented when more of its indented
-code lines start with a tab than with a space; otherwise its unit is the most common step by which the
-indentation of one code line exceeds the previous one's (block bodies outnumber continuation lines, so a
-4-space file steps by 4 more often than by 8, a 2-space file by 2 more often than by 4).
+code lines start with a tab than with a space; otherwise at least 80% of its space-indented lines must
+be indented by a whole number of units (alignment lines are not): 2 spaces, or 3, else 4 by convention.
+2 spaces become 4 when fewer than 10% of those lines sit at odd multiples of 2, or fewer than two at
+exactly 2; 4 become 8 likewise (5%, at least 20 lines): a 4-space file has its members at 4 and 12
+columns, a 2-space one at 2 and 6, an 8-space one nothing at 4 but alignment.
 """
 from __future__ import annotations
 
@@ -13,7 +15,10 @@ from dataclasses import dataclass
 
 from .tokens import TokenStream
 
-SPACE_UNITS = (2, 3, 4, 8)   # the widths a space unit may have; other steps are alignment
+SPACE_UNITS = (2, 3, 4, 8)   # the widths a space unit may have
+COVERAGE = 0.8               # the share of space-indented lines that must be whole levels
+ODD_LEVELS = {2: 0.10, 4: 0.05}   # below this share of lines at odd levels, the unit is twice as wide
+MIN_LINES_FOR_8 = 20         # an 8-space unit needs this many lines to tell it from 4
 DEFAULT_SPACES = 4           # a file with too little indentation to tell: the Java convention
 
 
@@ -47,21 +52,28 @@ def detect_indentation(stream: TokenStream) -> Indentation:
 
 def indentation_of(indents: list[str]) -> Indentation:
     tabs = sum(1 for i in indents if i[:1] == "\t")
-    spaces = sum(1 for i in indents if i[:1] == " ")
-    if tabs and tabs >= spaces:
+    widths = [len(i) - len(i.lstrip(" ")) for i in indents if i[:1] == " "]
+    if tabs and tabs >= len(widths):
         return Indentation("\t", tabs)
-    steps: Counter[int] = Counter()
-    prev = 0
-    for indent in indents:
-        width = len(indent) - len(indent.lstrip(" "))
-        if width > prev and width - prev in SPACE_UNITS:
-            steps[width - prev] += 1
-        prev = width
-    if not steps:
-        return Indentation(" " * DEFAULT_SPACES, spaces)
-    # most common step; ties go to the smaller unit (a 2-space file has its +4 continuations too)
-    unit = min(steps, key=lambda k: (-steps[k], k))
-    return Indentation(" " * unit, spaces)
+
+    def share(unit: int, of: list[int]) -> float:
+        return sum(1 for w in of if w % unit == 0) / max(1, len(of))
+    if share(2, widths) >= COVERAGE:
+        unit = 2
+    elif share(3, widths) >= COVERAGE:
+        return Indentation("   ", len(widths))
+    else:
+        return Indentation(" " * DEFAULT_SPACES, len(widths))
+    # double the unit while its odd multiples (the odd levels) are rare, or nothing sits at one unit:
+    # then what sits there is alignment
+    at = Counter(widths)
+    while unit < 8:
+        whole = [w // unit for w in widths if w % unit == 0]
+        odd = sum(1 for level in whole if level % 2) / max(1, len(whole))
+        if odd >= ODD_LEVELS[unit] and at[unit] >= 2 or (unit == 4 and len(whole) < MIN_LINES_FOR_8):
+            break
+        unit *= 2
+    return Indentation(" " * unit, len(widths))
 
 
 def majority_indentation(indentations: list[Indentation]) -> Indentation:
@@ -116,3 +128,22 @@ def _convert(indent: str, source: Indentation, target: Indentation) -> str:
         levels, extra = divmod(spaces, len(source.unit))
         rest = " " * extra + indent[spaces:]
     return target.unit * levels + rest
+
+
+TAB_STOP = 4   # columns between tab stops, when indentation is measured in columns
+
+
+def columns(indent: str) -> int:
+    """The width of a run of leading whitespace, a tab moving to the next multiple of TAB_STOP."""
+    col = 0
+    for ch in indent:
+        col = (col // TAB_STOP + 1) * TAB_STOP if ch == "\t" else col + 1
+    return col
+
+
+def mixed(indent: str, unit: str) -> bool:
+    """Whether a line's indentation mixes characters against the file's unit: a tab in a space-indented
+    file, or a space before a tab in a tab-indented one (spaces after the tabs are alignment)."""
+    if unit == "\t":
+        return " \t" in indent or (" " in indent and "\t" in indent.lstrip("\t").lstrip(" "))
+    return "\t" in indent

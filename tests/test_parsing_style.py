@@ -10,6 +10,7 @@ from parsing.style import SPACES, TAB, Indentation, detect_indentation, majority
 def block(indent: str, depth: int = 3) -> str:
     lines = ["class A {"]
     for d in range(1, depth + 1):
+        lines += [indent * d + f"y{d}{k} = {k};" for k in range(4)]
         lines.append(indent * d + f"if (x{d}) {{")
     lines.append(indent * (depth + 1) + "f(a,")
     lines.append(indent * (depth + 3) + "b);")          # a continuation line: two units deeper
@@ -32,6 +33,15 @@ def test_javadoc_alignment_is_not_indentation():
 
 def test_a_file_with_no_indentation_defaults_to_four_spaces():
     assert detect_indentation(tokenize("class A { }\n")).unit == "    "
+
+
+def test_a_few_lines_at_eight_columns_are_not_an_eight_space_file():
+    assert detect_indentation(tokenize("class A {\n    void f() {\n        g();\n        h();\n    }\n}\n")).unit == "    "
+
+
+def test_alignment_lines_do_not_change_the_unit():
+    text = "class A {\n" + "    int x;\n" * 10 + "    void f() {\n" + "        g(a,\n          b);\n" * 3 + "    }\n}\n"
+    assert detect_indentation(tokenize(text)).unit == "    "
 
 
 def test_majority_weighs_indented_lines():
