@@ -98,7 +98,7 @@ lossless: setup data
 devsets: setup data
 	$(PY) -m evaluation.devsets .data/devsets
 
-DEFAULT_MODEL := .models/default-kind-o6.bin
+DEFAULT_MODEL := .models/default-kind-units-o6.bin
 HELDOUT := java.net.http/ java.sql/ jdk.httpserver/ java.logging/ java.management/
 
 # The main job on an embedded default: the JDK model (held-out packages left out), 300 tasks made from

@@ -19,6 +19,7 @@ from typing import Iterable
 from tqdm import tqdm
 
 from formats.sources import RawFile, iter_raw
+from parsing.schemes import DEFAULT_SCHEME
 from unnatural import ROOT
 from unnatural.signature import versions
 
@@ -39,8 +40,8 @@ class EmptyCorpus(ValueError):
 class BuildConfig:
     sources: tuple[str, ...]
     order: int = 6
-    scheme: str = "kind"
-    output: Path = ROOT / ".models" / "default-kind-o6.bin"
+    scheme: str = DEFAULT_SCHEME
+    output: Path = ROOT / ".models" / f"default-{DEFAULT_SCHEME}-o6.bin"
     exclude: tuple[str, ...] = ()
     workers: int | None = None
     keep_arpa: bool = False

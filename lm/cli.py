@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 from formats.sources import SourceError, shape_of
-from parsing.schemes import SCHEMES, UnknownScheme, get_scheme
+from parsing.schemes import DEFAULT_SCHEME, SCHEMES, UnknownScheme, get_scheme
 from unnatural import cli
 from unnatural.signature import signature
 
@@ -24,7 +24,8 @@ def parser() -> cli.ArgumentParser:
         "*.java, each entry recognised by these rules) or a .java file. Identical files are read once."))
     p.add_argument("sources", nargs="*", metavar="SOURCE", help=f"corpus sources (default: {DEFAULT_CORPUS}/)")
     p.add_argument("--order", type=int, default=6, help=f"n-gram order, 1..{MAX_ORDER} (default 6)")
-    p.add_argument("--scheme", default="kind", help=f"token scheme: {', '.join(SCHEMES)} (default kind)")
+    p.add_argument("--scheme", default=DEFAULT_SCHEME,
+                   help=f"token scheme: {', '.join(SCHEMES)} (default {DEFAULT_SCHEME})")
     cli.add_output(p, "model path (default .models/<sources>-<scheme>-o<order>.bin)")
     p.add_argument("--exclude", action="append", default=[], metavar="PATTERN",
                    help="skip files whose path or archive member matches (glob or substring); repeatable")

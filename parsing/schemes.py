@@ -6,13 +6,30 @@ so symbol 2i is the gap before token i and 2i+1 is token i. No symbol contains w
 KenLM's reserved words. Gap symbols start with GAP_MARK, which no Java token can start with:
 
     ·          empty gap                     ·s1      one space          ·t2   two tabs
-    ·s1|n1=    trailing space, newline, same indentation as the current line
-    ·n2+s4     blank line, then indented 4 spaces deeper than the current line
-    ·n1-t1     newline, one tab shallower   ·n1@s3    newline, indentation unrelated to the current one
-    r / w      after n<k>: CRLF line ends / blank lines holding whitespace
 
-"Current line" is the line the gap starts on; its indentation is tracked across tokens (including
-multi-line comments and text blocks).
+A gap holding line breaks is told relative to the indentation of the "current line", the line the gap
+starts on (tracked across tokens, multi-line comments and text blocks included), in one of two ways:
+
+- in units (the `kind-units` scheme, the default): the indentation of both lines measured in columns
+  (tabs to stops of 4) and cut into levels of the file's own unit (a tab, or the 2, 3, 4 or 8 spaces it
+  steps by; parsing.style), so a tab-indented project and a 2- or 4-space one write the same symbols:
+
+      ·n1+1      newline, one level deeper    ·n2-2     blank line, then two levels shallower
+      ·n1=       newline, same indentation    ·n1+2r3   two levels and 3 columns deeper
+      ·n1-1f1    one level shallower than a line that had 1 column past its levels (after ' */')
+
+  What trails the old line, whitespace on blank lines and tabs mixed with spaces are not in the symbol:
+  they vary from project to project, and the ranker scores them by the project's own rates of them
+  (ranker/rates.py).
+- as whitespace runs (`kind`, `text`): the new line's indentation against the current line's, and all
+  the whitespace:
+
+      ·s1|n1=    trailing space, newline, same indentation as the current line
+      ·n2+s4     blank line, then indented 4 spaces deeper than the current line
+      ·n1-t1     newline, one tab shallower   ·n1@s3    newline, indentation unrelated to the current one
+      w          after n<k>: blank lines holding whitespace
+
+In both, 'r' after n<k> marks CRLF line ends.
 """
 from __future__ import annotations
 
@@ -22,6 +39,7 @@ from typing import Callable
 
 import numpy as np
 
+from .style import TAB_STOP, columns, detect_indentation
 from .tokens import TokenStream
 
 GAP_MARK = "·"
@@ -58,8 +76,9 @@ def _runs(ws: str) -> str:
 
 
 @lru_cache(maxsize=1 << 16)
-def gap_symbol(gap: str, indent: str) -> str:
-    """Symbol for whitespace `gap` that starts on a line indented by `indent`."""
+def gap_symbol(gap: str, indent: str, unit: str | None = None) -> str:
+    """Symbol for whitespace `gap` that starts on a line indented by `indent`: in levels of `unit`, the
+    file's indentation unit (a tab or k spaces), or as whitespace runs when `unit` is None."""
     if "\n" not in gap:
         return GAP_MARK + _runs(gap)
     lines = gap.split("\n")
@@ -67,14 +86,13 @@ def gap_symbol(gap: str, indent: str) -> str:
     crlf = first.endswith("\r")
     if crlf:
         first = first[:-1]
-    blank_ws = False
-    for m in middle:
-        if m.endswith("\r"):
-            m = m[:-1]
-        blank_ws = blank_ws or bool(m)
-    head = _runs(first) + "|" if first else ""
-    flags = ("r" if crlf else "") + ("w" if blank_ws else "")
-    if last == indent:
+    if unit is not None:
+        width = TAB_STOP if unit == "\t" else len(unit)
+        l1, r1 = divmod(columns(last), width)
+        l0, r0 = divmod(columns(indent), width)
+        same = (l1, r1) == (l0, r0)
+        shape = "=" if same else f"{l1 - l0:+d}" + (f"r{r1}" if r1 else "") + (f"f{r0}" if r0 else "")
+    elif last == indent:
         shape = "="
     elif last.startswith(indent):
         shape = "+" + _runs(last[len(indent):])
@@ -82,6 +100,11 @@ def gap_symbol(gap: str, indent: str) -> str:
         shape = "-" + _runs(indent[len(last):])
     else:
         shape = "@" + _runs(last)
+    if unit is not None:
+        return f"{GAP_MARK}n{len(lines) - 1}{'r' if crlf else ''}{shape}"
+    blank_ws = any(m.removesuffix("\r") for m in middle)
+    head = _runs(first) + "|" if first else ""
+    flags = ("r" if crlf else "") + ("w" if blank_ws else "")
     return f"{GAP_MARK}{head}n{len(lines) - 1}{flags}{shape}"
 
 
@@ -90,20 +113,30 @@ class Scheme:
     name: str
     description: str
     token_symbol: Callable[[str, str], str]   # (kind, text) -> symbol
+    indentation: str = "width"   # 'width': gaps as whitespace runs; 'units': in levels of the file's unit
+
+    @property
+    def units(self) -> bool:
+        return self.indentation == "units"
+
+    def unit(self, stream: TokenStream) -> str | None:
+        """The file's indentation unit, when gap symbols count in it (else None)."""
+        return detect_indentation(stream).unit if self.units else None
 
     def symbols(self, stream: TokenStream) -> list[str]:
-        return walk(stream, self.token_symbol)[0]
+        return walk(stream, self.token_symbol, self.unit(stream))[0]
 
-    def walk(self, stream: TokenStream) -> tuple[list[str], list[str]]:
-        """(symbols, indentation of each gap's line): see `walk`."""
-        return walk(stream, self.token_symbol)
+    def walk(self, stream: TokenStream) -> tuple[list[str], list[str], str | None]:
+        """(symbols, indentation of each gap's line, the file's unit or None): see `walk`."""
+        unit = self.unit(stream)
+        return (*walk(stream, self.token_symbol, unit), unit)
 
     def token_symbols(self, stream: TokenStream) -> list[str]:
         src, tok = stream.source, self.token_symbol
         return [tok(k, src[s:e]) for k, s, e in zip(stream.kinds, stream.starts, stream.ends)]
 
 
-def walk(stream: TokenStream, token_symbol) -> tuple[list[str], list[str]]:
+def walk(stream: TokenStream, token_symbol, unit: str | None = None) -> tuple[list[str], list[str]]:
     """The alternating gap/token symbol sequence, and the indentation each gap is measured against: the
     last line of the latest gap holding a newline, or the leading whitespace of a multi-line token's
     last line. The hot path of corpus building and ranking: list-at-a-time, no loop over tokens in Python
@@ -132,7 +165,7 @@ def walk(stream: TokenStream, token_symbol) -> tuple[list[str], list[str]]:
     else:
         indents = [""] * len(gaps)
     out = [None] * (2 * len(texts) + 1)
-    out[0::2] = map(gap_symbol, gaps, indents)
+    out[0::2] = map(gap_symbol, gaps, indents, [unit] * len(gaps))
     out[1::2] = map(token_symbol, stream.kinds, texts)
     return out, indents
 
@@ -161,9 +194,14 @@ def _text_symbol(kind: str, text: str) -> str:
     return _kind_symbol(kind, text)
 
 
+DEFAULT_SCHEME = "kind-units"
 SCHEMES: dict[str, Scheme] = {
-    "kind": Scheme("kind", "identifiers and literals abstracted to their kind (default)", _kind_symbol),
-    "text": Scheme("text", "identifier text kept, literals abstracted to their kind", _text_symbol),
+    "kind-units": Scheme("kind-units", "identifiers and literals abstracted to their kind, indentation in the "
+                         "file's own units (default)", _kind_symbol, "units"),
+    "kind": Scheme("kind", "identifiers and literals abstracted to their kind, gaps as whitespace runs",
+                   _kind_symbol),
+    "text": Scheme("text", "identifier text kept, literals abstracted to their kind, gaps as whitespace runs",
+                   _text_symbol),
 }
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from formats.files import InputError, read_source
 from formats.sources import files_to_rank
 from lm.model import LanguageModel
-from parsing.schemes import UnknownScheme, get_scheme
+from parsing.schemes import DEFAULT_SCHEME, UnknownScheme, get_scheme
 from unnatural import cli
 from unnatural.signature import signature
 
@@ -26,7 +26,7 @@ from .rank import Style, rank_text
 from .score import Scorer
 
 COMMAND = "rank"
-DEFAULT_MODEL = ".models/default-kind-o6.bin"
+DEFAULT_MODEL = f".models/default-{DEFAULT_SCHEME}-o6.bin"
 # Weight of the project model in the interpolation, chosen on codrep2019/validation by overall MRR over
 # 0.1, 0.3, 0.5 (docs/codrep2019.md).
 PROJECT_WEIGHT = 0.3

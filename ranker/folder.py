@@ -11,13 +11,16 @@ from parsing.schemes import Scheme
 
 from .cache import StyleCounts
 from .rank import Style
+from .habits import HabitCounts
 
 
 def folder_style(paths: list[str], scheme: Scheme, strict: bool):
     """A function path -> Style: the folder's gap counts, minus the file itself (it counts on its own,
     leave-one-out) or, when strict, minus every near-duplicate of it (identical without whitespace)."""
     folder = StyleCounts(wide=True)
+    habits = HabitCounts.of([], None)
     own: dict[str, StyleCounts] = {}
+    own_habits: dict[str, HabitCounts] = {}
     group_of: dict[str, bytes] = {}
     groups: dict[bytes, StyleCounts] = defaultdict(lambda: StyleCounts(wide=True))
     for p in paths:
@@ -25,9 +28,12 @@ def folder_style(paths: list[str], scheme: Scheme, strict: bool):
             text = read_source(Path(p))
         except InputError:
             continue    # reported when the file itself is ranked
-        syms = scheme.symbols(tokenize(text))
+        stream = tokenize(text)
+        syms, _, unit = scheme.walk(stream)
         folder.add(syms)
         own[p] = StyleCounts([syms], wide=True)
+        own_habits[p] = HabitCounts.of(stream.gap_texts, unit)
+        habits = habits + own_habits[p]
         if strict:
             key = near_duplicate_key(text.encode("utf-8"))
             group_of[p] = key
@@ -35,5 +41,5 @@ def folder_style(paths: list[str], scheme: Scheme, strict: bool):
 
     def style(path: str) -> Style:
         exclude = groups[group_of[path]] if strict and path in group_of else own.get(path)
-        return Style(folder, exclude)
+        return Style(folder, exclude, habits - own_habits[path] if path in own_habits else habits)
     return style

@@ -6,7 +6,8 @@ KenLM ids) is Python work that once cost more than KenLM itself, so it is done o
 kept in flat numpy columns; a file's repairs are then rows picked from those columns.
 
 A kind of gap is (gap text, indentation of its line, text of the next newline gap measured against it or
-None): together they fix every repaired symbol and the next newline gap's symbol before and after.
+None, the file's indentation unit or None): together they fix every repaired symbol and the next newline
+gap's symbol before and after.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from parsing.schemes import gap_symbol
 from .cache import symbol_ids
 from .repairs import gap_edits
 
-GapKind = tuple[str, str, "str | None"]
+GapKind = tuple[str, str, "str | None", "str | None"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -59,9 +60,11 @@ class RepairPlans:
                                 empty.astype(object), empty)
         self._new: list[dict[str, np.ndarray]] = []   # plans added since the table was last extended
 
-    def plans(self, gaps: list[str], indents: list[str], next_gaps: list[str | None]) -> list[int]:
-        """The plan of each gap (gap text, its line's indentation, the next newline gap's text or None)."""
-        keys = list(zip(gaps, indents, next_gaps))
+    def plans(self, gaps: list[str], indents: list[str], next_gaps: list[str | None],
+              unit: str | None = None) -> list[int]:
+        """The plan of each gap (gap text, its line's indentation, the next newline gap's text or None),
+        for a file whose gap symbols count indentation in `unit` (None: whitespace runs)."""
+        keys = list(zip(gaps, indents, next_gaps, [unit] * len(gaps)))
         out = list(map(self._index.get, keys))
         if None not in out:
             return out
@@ -72,17 +75,17 @@ class RepairPlans:
                     out[i] = self._index[keys[i]] = self._add(*keys[i])
         return out
 
-    def _add(self, gap: str, indent: str, next_gap: str | None) -> int:
+    def _add(self, gap: str, indent: str, next_gap: str | None, unit: str | None) -> int:
         edits = gap_edits(gap)
-        symbols = [gap_symbol(repaired, indent) for repaired, _ in edits]
+        symbols = [gap_symbol(repaired, indent, unit) for repaired, _ in edits]
         seconds = [None] * len(edits)
         if next_gap is not None:
             # the next newline gap is measured against this gap's last line (or the same line when none)
             indent_after = gap[gap.rfind("\n") + 1:] if "\n" in gap else indent
-            observed_next = gap_symbol(next_gap, indent_after)
+            observed_next = gap_symbol(next_gap, indent_after, unit)
             for e, (repaired, _) in enumerate(edits):
                 new_indent = repaired[repaired.rfind("\n") + 1:] if "\n" in repaired else indent
-                sym = gap_symbol(next_gap, new_indent)
+                sym = gap_symbol(next_gap, new_indent, unit)
                 seconds[e] = sym if sym != observed_next else None
         self._new.append({
             "start": np.array([self._rows]), "count": np.array([len(edits)]),

@@ -14,12 +14,14 @@ from parsing.schemes import Scheme
 
 from ._native import best_repairs, format_ranking
 from .cache import GapCache, StyleCounts
+from .habits import HabitCounts, habit_scores, habit_values
 from .repairs import FIRST, LAST, Repair
 from .score import Scorer, score_stream
 
 # Dirichlet strength of the style cache, chosen on codrep2019/learning (tasks 0..999 by name, c18-o7
 # model): alpha 0.5: 0.9845, 1: 0.9846, 2: 0.9825, 4: 0.9802, no cache: 0.9717.
 CACHE_ALPHA = 1.0
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +69,7 @@ class Style:
     """What the style cache learns from besides the file: nothing, or the folder's counts minus a part."""
     folder: StyleCounts | None = None
     exclude: StyleCounts | None = None
+    habits: HabitCounts | None = None    # the folder's whitespace habits, the file's own left out
 
 
 def rank_text(scorer: Scorer, scheme: Scheme, text: str, path: str = "", adapt: bool = True,
@@ -86,7 +89,7 @@ def rank_text(scorer: Scorer, scheme: Scheme, text: str, path: str = "", adapt: 
     gap_text_array = np.asarray(gap_texts, dtype=object)
     next_gap_texts = np.where(nxt >= 0, gap_text_array[nxt], None)
     plans = scorer.plans
-    plan_of_gap = np.asarray(plans.plans(gap_texts, scored.indents, next_gap_texts.tolist()), dtype=np.int64)
+    plan_of_gap = np.asarray(plans.plans(gap_texts, scored.indents, next_gap_texts.tolist(), scored.unit), dtype=np.int64)
     table = plans.table()
     rows, gap = table.rows(plan_of_gap)
 
@@ -112,6 +115,18 @@ def rank_text(scorer: Scorer, scheme: Scheme, text: str, path: str = "", adapt: 
                                 np.concatenate((observed_lm, first)), alpha)
         observed = adapted[:gaps] - observed_lm
         delta = delta + ((adapted[gaps:] - first) - observed[gap])
+
+    if scheme.units:
+        # the scheme leaves trailing whitespace, whitespace on blank lines and mixed indentation out of
+        # its symbols: they are scored by their rates in the file (and the folder), around a typical
+        # project's (ranker/habits.py); without adaptation, by the typical project's alone
+        observed_habits = habit_values(gap_texts, scored.unit)
+        counts = HabitCounts.of_values(observed_habits if adapt else observed_habits[:0])
+        if adapt and style.habits is not None:
+            counts = counts + style.habits
+        own = observed_habits[gap] if adapt else None
+        delta = delta + (habit_scores(counts, habit_values(table.repaired[rows], scored.unit), own)
+                         - habit_scores(counts, observed_habits[gap], own))
 
     best = best_repairs(offset, delta)
     return RankedFile(path, n, offset[best], delta[best], gap[best], gap_text_array[gap[best]],

@@ -47,6 +47,7 @@ class ScoredStream:
     symbols: list[str]             # 2n+1 symbols, then '</s>'
     native: object                 # lm._native.Scored
     indents: list[str]             # indentation of the line each gap starts on
+    unit: str | None               # the file's indentation unit, when the scheme counts in it (else None)
     next_newline_gap: np.ndarray   # for gap i: the next gap whose symbol depends on gap i's indentation, or -1
 
     @property
@@ -56,10 +57,10 @@ class ScoredStream:
 
 
 def score_stream(scorer: Scorer, scheme: Scheme, stream: TokenStream) -> ScoredStream:
-    symbols, indents = scheme.walk(stream)
+    symbols, indents, unit = scheme.walk(stream)
     symbols.append("</s>")
     native = scorer.native.score(scorer.ids(symbols))
-    return ScoredStream(stream, symbols, native, indents, next_newline_gaps(stream))
+    return ScoredStream(stream, symbols, native, indents, unit, next_newline_gaps(stream))
 
 
 _NEWLINE = re.compile("\n")

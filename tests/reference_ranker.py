@@ -9,9 +9,12 @@ import math
 from collections import Counter, defaultdict
 
 import kenlm
+import numpy as np
 
 from parsing.java import tokenize
 from parsing.schemes import gap_symbol
+from parsing.style import mixed
+from ranker.habits import HEADS, PRIORS, STRENGTH
 from ranker.repairs import FIRST, LAST, gap_edits
 from ranker.score import next_newline_gaps
 
@@ -98,12 +101,52 @@ class GapCache:
         return math.log10(p)
 
 
-def rank(scheme, text, general, project=None, weight=0.0, adapt=True, folder=None, exclude=None, alpha=1.0):
+def habit_values(gap, unit):
+    """What trails the old line, whether the new line's indentation is mixed, whether a blank line holds
+    whitespace (None where a variable does not apply), computed here without ranker/habits.py's arrays."""
+    if "\n" not in gap:
+        return (None, None, None)
+    lines = gap.replace("\r", "").split("\n")
+    head = ("s" if " " in lines[0] else "") + ("t" if "\t" in lines[0] else "")
+    blank = any(lines[1:-1]) if len(lines) > 2 else None
+    return (HEADS.index(head), int(mixed(lines[-1], unit)), None if blank is None else int(blank))
+
+
+class Habits:
+    """Counts of each variable's values over a file's gaps (plus a folder's), one gap left out at a time."""
+
+    def __init__(self, gaps, unit, extra=None):
+        self.counts = [Counter() for _ in PRIORS]
+        for gap in gaps:
+            for j, value in enumerate(habit_values(gap, unit)):
+                if value is not None:
+                    self.counts[j][value] += 1
+        for j, c in enumerate(extra or ()):
+            for value, n in enumerate(c):
+                self.counts[j][value] += n
+
+    def log10(self, values, own):
+        total = 0.0
+        for j, value in enumerate(values):
+            if value is None:
+                continue
+            c = self.counts[j][value] - (own is not None and own[j] == value)
+            n = sum(self.counts[j].values()) - (own is not None and own[j] is not None)
+            # numpy's log10, as ranker/habits.py (math.log10 may differ from it in the last bit)
+            total += float(np.log10((c + STRENGTH * PRIORS[j][value]) / (n + STRENGTH)))
+        return total
+
+
+def rank(scheme, text, general, project=None, weight=0.0, adapt=True, folder=None, exclude=None, alpha=1.0,
+         folder_habits=None):
     """[(offset, score)] best first, every candidate offset, as the ranker did before."""
     if project is not None and weight <= 0:
         project = None
     stream = tokenize(text)
-    symbols, indents = scheme.walk(stream)
+    symbols, indents, unit = scheme.walk(stream)
+    habits = None
+    if scheme.units:
+        habits = Habits(stream.gap_texts if adapt else (), unit, folder_habits if adapt else None)
     symbols.append("</s>")
     state = _begin(general, project)
     states, scores = [state], []
@@ -124,16 +167,19 @@ def rank(scheme, text, general, project=None, weight=0.0, adapt=True, folder=Non
             offset = edit_offset(where, start, end)
             if offset > len(text):
                 continue
-            changes = {k: gap_symbol(repaired, indents[i])}
+            changes = {k: gap_symbol(repaired, indents[i], unit)}
             j = nxt[i]
             if j >= 0:
                 new_indent = repaired[repaired.rfind("\n") + 1:] if "\n" in repaired else indents[i]
-                sym_j = gap_symbol(stream.gap_text(j), new_indent)
+                sym_j = gap_symbol(stream.gap_text(j), new_indent, unit)
                 if sym_j != symbols[2 * j]:
                     changes[2 * j] = sym_j
             delta, first = _rescore(general, project, weight, symbols, scores, states, changes)
             if cache:
                 delta += cache.adapted(i, changes[k], first, alpha) - first - adjust
+            if habits is not None:
+                own = habit_values(gap, unit) if adapt else None
+                delta += habits.log10(habit_values(repaired, unit), own) - habits.log10(habit_values(gap, unit), own)
             if offset not in best or delta > best[offset][1]:
                 best[offset] = (offset, delta)
     return sorted(best.values(), key=lambda f: (-f[1], f[0]))

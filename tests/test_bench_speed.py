@@ -148,7 +148,7 @@ def test_bench_writes_reports_and_caches_task_folders(capsys, tmp_path, tiny_mod
         assert target in md
     assert md.count("| PASS |") + md.count("| FAIL |") == 3    # linearity: no 4K/64K classes here
     sig = md.strip().splitlines()[-1]
-    assert sig.startswith("bench|order:4|scheme:kind|") and "cores:" in sig
+    assert sig.startswith("bench|order:4|scheme:kind-units|") and "cores:" in sig
     folders = sorted((out / "tasks").iterdir())
     assert [f.name for f in folders] == ["jdk-1600-n2-s0", "jdk-400-n2-s0"]
     stamp = {f: (f / "out.txt").stat().st_mtime_ns for f in folders}

@@ -33,7 +33,7 @@ def test_corpus_dedups_and_skips_undecodable(tmp_path):
 @pytest.mark.slow
 def test_build_writes_model_and_signature(tiny_model, tiny_corpus):
     sig = json.loads((tiny_model.parent / (tiny_model.name + ".json")).read_text())
-    assert sig["order"] == 4 and sig["scheme"] == "kind" and sig["files"] == 3
+    assert sig["order"] == 4 and sig["scheme"] == "kind-units" and sig["files"] == 3
     assert sig["tokens"] == sum(len(tokenize(t)) for t in TINY_JAVA.values())
     assert sig["versions"]["kenlm"] and sig["lmplz"][0] == "lmplz"
     lm = LanguageModel(tiny_model)
@@ -43,7 +43,7 @@ def test_build_writes_model_and_signature(tiny_model, tiny_corpus):
 @pytest.mark.slow
 def test_per_symbol_scores_sum_to_the_sentence_score(tiny_model):
     lm = LanguageModel(tiny_model)
-    syms = get_scheme("kind").symbols(tokenize(TINY_JAVA["A.java"].replace("x = 1", "x=1")))
+    syms = get_scheme(lm.scheme).symbols(tokenize(TINY_JAVA["A.java"].replace("x = 1", "x=1")))
     scores = lm.symbol_scores(syms)
     assert len(scores) == len(syms) + 1
     assert sum(scores) == pytest.approx(lm.score(syms), abs=1e-4)

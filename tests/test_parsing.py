@@ -121,6 +121,34 @@ def test_gap_symbols(gap, indent, symbol):
     assert gap_symbol(gap, indent) == symbol
 
 
+@pytest.mark.parametrize("gap, indent, unit, symbol", [
+    ("\n        ", "    ", "    ", "·n1+1"),          # one level of a 4-space file ...
+    ("\n\t\t", "\t", "\t", "·n1+1"),               # ... of a tab-indented one ...
+    ("\n    ", "  ", "  ", "·n1+1"),                 # ... and of a 2-space one: the same symbol
+    ("\n", "\t\t", "\t", "·n1-2"),
+    ("\n    ", "    ", "    ", "·n1="),
+    ("\n\n\t\t   ", "\t", "\t", "·n2+1r3"),         # alignment past whole levels
+    ("\n    ", "     ", "    ", "·n1+0f1"),          # after a Javadoc's ' */'
+    ("  \n  \n    ", "    ", "    ", "·n2="),        # trailing and blank-line whitespace: not in the symbol
+    ("\n    \t", "    ", "    ", "·n1+1"),           # a tab in a space file: its columns (habits score the mix)
+    ("\n  \t", "\t", "\t", "·n1="),                 # spaces then a tab reach the same column as one tab
+    ("\r\n\t", "", "\t", "·n1r+1"),
+    (" ", "\t", "\t", "·s1"),                        # within a line: the whitespace itself
+])
+def test_gap_symbols_in_units(gap, indent, unit, symbol):
+    assert gap_symbol(gap, indent, unit) == symbol
+
+
+def test_kind_units_writes_the_same_symbols_for_every_indentation_unit():
+    from parsing.style import SPACES, TAB, reindent
+    text = ("class A {\n    /**\n     * doc\n     */\n    void f() {\n        if (x) {\n            g(a,\n"
+            "                    b);\n        }\n    }\n}\n")
+    scheme = get_scheme("kind-units")
+    symbols = scheme.symbols(tokenize(text))
+    for unit in (TAB, SPACES[2]):
+        assert scheme.symbols(tokenize(reindent(tokenize(text), SPACES[4], unit))) == symbols
+
+
 @pytest.mark.parametrize("scheme", sorted(SCHEMES))
 @pytest.mark.parametrize("name", TRICKY)
 def test_symbols_alternate_and_are_kenlm_safe(scheme, name):
@@ -142,7 +170,7 @@ def test_schemes_abstract_identifiers_only_in_kind():
 
 def test_indentation_is_tracked_through_multiline_tokens():
     stream = tokenize("class A {\n    /* a\n       b */ int x;\n}")
-    indents = get_scheme("kind").walk(stream)[1]
+    indents = get_scheme("kind-units").walk(stream)[1]
     # the gap after the comment starts on the comment's last line, indented 7 spaces
     i = [t.text for t in stream.tokens].index("int")
     assert indents[i] == "       "

@@ -46,9 +46,12 @@ def test_edit_offsets(where, start, end, offset):
     (TINY_JAVA["B.java"], "\n        ", "        "),   # a newline deleted
     (TINY_JAVA["C.java"], "\n\n", "\n\n "),
 ])
-def test_windowed_rescoring_equals_full_rescoring(tiny_model, text, gap_text, repaired):
-    lm = LanguageModel(tiny_model)
-    scheme = get_scheme("kind")
+@pytest.mark.parametrize("scheme_name", ["kind-units", "kind"])
+def test_windowed_rescoring_equals_full_rescoring(tiny_corpus, lmplz_available, tmp_path, text, gap_text, repaired,
+                                                  scheme_name):
+    from parsing.schemes import walk
+    lm = LanguageModel(model_for(scheme_name, tiny_corpus, tmp_path))
+    scheme = get_scheme(scheme_name)
     scorer = Scorer(lm)
     stream = tokenize(text)
     scored = score_stream(scorer, scheme, stream)
@@ -59,14 +62,16 @@ def test_windowed_rescoring_equals_full_rescoring(tiny_model, text, gap_text, re
             continue
         # the repair as the ranker plans it: its row in the plan table
         next_gap = stream.gap_text(nxt[i]) if nxt[i] >= 0 else None
-        plan, = scorer.plans.plans([gap_text], [scored.indents[i]], [next_gap])
+        plan, = scorer.plans.plans([gap_text], [scored.indents[i]], [next_gap], scored.unit)
         table = scorer.plans.table()
         row, = [r for r in range(table.start[plan], table.start[plan] + table.count[plan])
                 if table.repaired[r] == repaired]
         k2 = 2 * nxt[i] if table.second[row] else -1
         delta, first = scorer.rescore(scored, np.array([2 * i]), table.w1[[row]], np.array([k2]), table.w2[[row]])
         # the ranker keeps tokens fixed (a deleted separator does not merge them): so does this check
-        full = lm.score(scheme.symbols(stream.with_gap(i, repaired))) - lm.score(scheme.symbols(stream))
+        # ... and keeps the file's indentation unit
+        symbols = lambda st: walk(st, scheme.token_symbol, scored.unit)[0]
+        full = lm.score(symbols(stream.with_gap(i, repaired))) - lm.score(symbols(stream))
         assert delta[0] == pytest.approx(full, abs=1e-4)
         checked += 1
     assert checked
@@ -80,26 +85,40 @@ BROKEN = [  # the tiny files with one formatting error each, of every kind
     TINY_JAVA["C.java"].replace("import java.util.List;\n", "import java.util.List;\n\n"),
     TINY_JAVA["C.java"].replace("names.add(\"c\");\n        }", "names.add(\"c\");        }"),
     "class Ü { String s = \"ä\";  }\r\n",
+    # what ranker/habits.py scores: trailing whitespace, whitespace on a blank line, mixed indentation
+    TINY_JAVA["B.java"].replace("{\n", "{ \n", 1).replace("\n\n", "\n    \n", 1).replace("        for", "    \tfor"),
+    TINY_JAVA["A.java"].replace("    ", "\t").replace("x = 1;", "x = 1;\t").replace("\t\t\t", "\t  \t"),
 ]
 
 
+def model_for(scheme_name, tiny_corpus, tmp_path):
+    """The tiny corpus's model in the scheme asked for (the tiny_model fixture has the default one)."""
+    from lm.build import BuildConfig, build
+    out = tmp_path / f"tiny-{scheme_name}.bin"
+    build(BuildConfig((str(tiny_corpus),), order=4, scheme=scheme_name, output=out), progress=False)
+    return out
+
+
 @pytest.mark.slow
+@pytest.mark.parametrize("scheme_name", ["kind-units", "kind"])
 @pytest.mark.parametrize("adapt", [False, True])
 @pytest.mark.parametrize("project_weight", [0.0, 0.3])
-def test_rankings_equal_the_plain_python_ranker(tiny_model, tmp_path, adapt, project_weight):
-    """The fast ranker (plan table, compiled rescoring, numpy style cache) against the plain one it
-    replaced (tests/reference_ranker.py): the same candidates, order and scores, to the last bit."""
+def test_rankings_equal_the_plain_python_ranker(tiny_corpus, lmplz_available, tmp_path, adapt, project_weight,
+                                                scheme_name):
+    """The fast ranker (plan table, compiled rescoring, numpy style cache and habits) against the plain
+    one (tests/reference_ranker.py): the same candidates, order and scores, to the last bit."""
     import reference_ranker
     from lm.build import BuildConfig, build
-    general = LanguageModel(tiny_model)
+    general = LanguageModel(model_for(scheme_name, tiny_corpus, tmp_path))
     project = None
     if project_weight:
         (tmp_path / "proj").mkdir()
         (tmp_path / "proj" / "P.java").write_text("class P {\n\tint y = 2;\n\tvoid f() {\n\t}\n}\n")
-        build(BuildConfig((str(tmp_path / "proj"),), order=3, output=tmp_path / "p.bin"), progress=False)
+        build(BuildConfig((str(tmp_path / "proj"),), order=3, scheme=scheme_name, output=tmp_path / "p.bin"),
+              progress=False)
         project = LanguageModel(tmp_path / "p.bin")
     scorer = Scorer(general, project, project_weight)
-    scheme = get_scheme("kind")
+    scheme = get_scheme(scheme_name)
     for text in BROKEN:
         ranked = rank_text(scorer, scheme, text, "t", adapt=adapt)
         before = reference_ranker.rank(scheme, text, general, project, project_weight, adapt=adapt)
@@ -108,10 +127,12 @@ def test_rankings_equal_the_plain_python_ranker(tiny_model, tmp_path, adapt, pro
 
 
 @pytest.mark.slow
-def test_folder_rankings_equal_the_plain_python_ranker(tiny_model, tmp_path):
+@pytest.mark.parametrize("scheme_name", ["kind-units", "kind"])
+def test_folder_rankings_equal_the_plain_python_ranker(tiny_corpus, lmplz_available, tmp_path, scheme_name):
     import reference_ranker
     from ranker.folder import folder_style
-    scheme = get_scheme("kind")
+    scheme = get_scheme(scheme_name)
+    tiny_model = model_for(scheme_name, tiny_corpus, tmp_path)
     paths = []
     for i, text in enumerate(BROKEN):
         paths.append(tmp_path / f"{i}.java")
@@ -122,7 +143,11 @@ def test_folder_rankings_equal_the_plain_python_ranker(tiny_model, tmp_path):
     for path, text in zip(paths, BROKEN):
         ranked = rank_text(Scorer(lm), scheme, text, str(path), style=styles(str(path)))
         own = reference_ranker.StyleCounts([scheme.symbols(tokenize(text))], wide=True)
-        before = reference_ranker.rank(scheme, text, lm, folder=folder, exclude=own)
+        others = [reference_ranker.Habits(tokenize(t).gap_texts, scheme.unit(tokenize(t))).counts
+                  for t in BROKEN if t is not text]
+        folder_habits = [[sum(c[j][v] for c in others) for v in range(len(reference_ranker.PRIORS[j]))]
+                         for j in range(len(reference_ranker.PRIORS))]
+        before = reference_ranker.rank(scheme, text, lm, folder=folder, exclude=own, folder_habits=folder_habits)
         assert ranked.candidates.tolist() == [o for o, _ in before]
         assert ranked.scores.tolist() == [s for _, s in before]
 

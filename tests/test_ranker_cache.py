@@ -98,7 +98,7 @@ def test_explain_reports_like_a_linter(tiny_model, tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("adapt", ["none", "file", "folder", "folder-strict"])
 def test_every_adaptation_gives_a_full_ranking(tiny_model, tmp_path, adapt):
-    texts = [text.replace("{\n", "{ \n", 1) for text in TINY_JAVA.values()]
+    texts = [text.replace(" {\n", "  {\n", 1) for text in TINY_JAVA.values()]
     for i, text in enumerate(texts):
         (tmp_path / f"{i}.txt").write_text(text)
     (tmp_path / "out.txt").write_text("1\n1\n1\n")
@@ -107,4 +107,4 @@ def test_every_adaptation_gives_a_full_ranking(tiny_model, tmp_path, adapt):
     for line, text in zip(out.splitlines(), texts):
         offsets = [int(x) for x in line.split()[1:]]
         assert sorted(offsets) == list(range(1, len(text) + 1))
-        assert offsets[0] == text.index("{ \n") + 2    # the trailing space is found
+        assert offsets[0] == text.index("  {\n") + 2    # the inserted space is found
