@@ -84,9 +84,10 @@ def model_fields(signature: dict) -> list[tuple[str, object]]:
     ver = signature.get("versions") or {}
     names = [Path(s["source"].rstrip("/")).name for s in signature.get("sources", [])]
     corpus = f"{'+'.join(names) or '?'}({signature.get('files', '?')}files)"
+    grammar = "tree-sitter-python" if signature.get("scheme") == "python" else "tree-sitter-java"
     return [("order", signature.get("order", "?")), ("scheme", signature.get("scheme", "?")), ("corpus", corpus),
             ("tokens", signature.get("tokens", "?")), ("kenlm", ver.get("kenlm")),
-            ("tree-sitter-java", ver.get("tree-sitter-java")), ("unnatural", ver.get("unnatural"))]
+            (grammar, ver.get(grammar)), ("unnatural", ver.get("unnatural"))]
 
 
 def signature_path(model_path: Path) -> Path:

@@ -56,7 +56,12 @@ def leaves(data: bytes) -> tuple[list[str], list[int], list[int]]:
 def tokenize(text: str) -> TokenStream:
     """Tokenize Java source `text` (already decoded) into a lossless TokenStream."""
     data = text.encode("utf-8")
-    kinds, starts, ends = leaves(data)
+    return stream_of_leaves(text, data, *leaves(data))
+
+
+def stream_of_leaves(text: str, data: bytes, kinds: list[str], starts: list[int], ends: list[int]) -> TokenStream:
+    """The lossless TokenStream of `text` (UTF-8 `data`) from its leaves' kinds and byte spans: what the
+    Java and Python tokenizers share."""
     to_char = byte_to_char(data, text)
     if to_char is not ASCII:   # byte offsets -> character offsets
         starts, ends = list(map(to_char, starts)), list(map(to_char, ends))

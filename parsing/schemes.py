@@ -90,13 +90,20 @@ class Scheme:
     name: str
     description: str
     token_symbol: Callable[[str, str], str]   # (kind, text) -> symbol
+    language: str = "java"                     # parsing.languages: which tokenizer reads its files
+    walker: Callable | None = None             # (stream, token_symbol) -> (symbols, indents); default `walk`
 
     def symbols(self, stream: TokenStream) -> list[str]:
-        return walk(stream, self.token_symbol)[0]
+        return self.walk(stream)[0]
 
     def walk(self, stream: TokenStream) -> tuple[list[str], list[str]]:
         """(symbols, indentation of each gap's line): see `walk`."""
-        return walk(stream, self.token_symbol)
+        return (self.walker or walk)(stream, self.token_symbol)
+
+    def tokenize(self, text: str) -> TokenStream:
+        """`text` in the scheme's language as a token stream."""
+        from .languages import get_language
+        return get_language(self.language).tokenize(text)
 
     def token_symbols(self, stream: TokenStream) -> list[str]:
         src, tok = stream.source, self.token_symbol
@@ -165,6 +172,10 @@ SCHEMES: dict[str, Scheme] = {
     "kind": Scheme("kind", "identifiers and literals abstracted to their kind (default)", _kind_symbol),
     "text": Scheme("text", "identifier text kept, literals abstracted to their kind", _text_symbol),
 }
+# Python's scheme (its layout of indentation blocks) lives in its own module, which uses this one's runs
+from . import python_scheme as _python  # noqa: E402
+SCHEMES["python"] = Scheme("python", "Python: identifier text kept, literals abstracted, indentation in "
+                           "blocks", _python.token_symbol, language="python", walker=_python.walk)
 
 
 class UnknownScheme(ValueError):
