@@ -1,0 +1,405 @@
+"""The n-gram fill-in-the-middle predictor: propose candidate middle lines, keep the one that makes
+prefix + middle + suffix most probable.
+
+Candidates (stripped lines, each tried at a few indentations):
+- the corpus's lines in the same context (`fim.index`: after the same line, before the same line, between
+  the same two lines, after the same two lines);
+- the file's own lines (prefix and suffix);
+- lines generated from the prefix by beam search with the model, a token and a gap at a time, over the
+  file's tokens, the language's keywords and operators and the corpus's most frequent words.
+
+Each is scored as log10 P(gap before, middle, gap after, the suffix's first tokens | the prefix's last
+symbols): every symbol whose probability depends on the middle, so the whole file's probability differs
+between two candidates by exactly this (for a model of order <= the tokens scored on the suffix side).
+The KenLM probability of each symbol is mixed with a cache of the file's own symbol trigrams (identifiers
+the corpus never saw are the file's usual ones), P = (1 - λ) P_lm + λ P_cache.
+"""
+from __future__ import annotations
+
+import heapq
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+
+import kenlm
+
+from parsing.languages import get_language
+from parsing.schemes import Scheme
+
+from .index import LineIndex, is_comment_line
+from .layout import LineLexer, feed, new_layout, pieces
+from .tasks import DEFAULT_MIN_CHARS, LINE_BREAK, FimTask
+
+# symbols the generator never emits: comments, junk, multi-line literals
+SKIPPED_SYMBOLS = frozenset({"LINECOMMENT", "BLOCKCOMMENT", "JAVADOC", "COMMENT", "ERR", "BOM", "BACKSLASH",
+                             "MLSTR", "TEXTBLOCK"})
+
+
+@dataclass(frozen=True)
+class PredictConfig:
+    cache_weight: float = 0.2      # λ of the file cache (0: KenLM alone)
+    cache_beta: float = 1.0        # how much a cache order backs off to the one below
+    cache_order: int = 6           # longest n-gram of the cache (at most the model's order)
+    token_bonus: float = 0.0       # log10 added per token of a generated line (against short lines)
+    per_context: int = 10          # corpus lines taken from each kind of context
+    file_lines: bool = True        # the file's own lines as candidates
+    corpus_lines: bool = True      # the corpus index's lines as candidates
+    beam: int = 6                  # beam width of the generator (0: no generated candidates)
+    beam_tokens: int = 24          # longest generated line, in tokens
+    generated: int = 4             # generated lines kept as candidates
+    min_chars: int = DEFAULT_MIN_CHARS   # shorter candidates are not proposed (the tasks' own rule)
+
+    def signature(self) -> str:
+        return (f"cache:{self.cache_weight}|corpus:{int(self.corpus_lines)}x{self.per_context}"
+                f"|file:{int(self.file_lines)}|beam:{self.beam}x{self.beam_tokens}|min-chars:{self.min_chars}")
+
+
+@dataclass
+class Prediction:
+    fill: str                      # the predicted middle, indentation included
+    score: float                   # log10 probability of the scored window
+    source: str                    # 'file', 'corpus', 'beam' (or the baseline's name)
+    candidates: int = 0
+
+
+class Cache:
+    """N-gram counts of the file's own symbols, each order interpolated with the one below
+    (Witten-Bell-like: P_k = (c(h, w) + β P_{k-1}) / (c(h) + β))."""
+
+    def __init__(self, sequences, order: int, beta: float):
+        self.order = order
+        self.counts = [Counter() for _ in range(order + 1)]     # [k]: k-grams
+        self.histories = [Counter() for _ in range(order + 1)]  # [k]: (k-1)-grams followed by a symbol
+        for seq in sequences:
+            seq = tuple(seq)
+            for k in range(1, order + 1):
+                grams = [seq[i:i + k] for i in range(len(seq) - k + 1)]
+                self.counts[k].update(grams)
+                if k > 1:
+                    self.histories[k].update(g[:-1] for g in grams)
+        self.total = sum(self.counts[1].values())
+        self.beta = beta
+
+    def prob(self, history: tuple, w: str) -> float:
+        if not self.total:
+            return 0.0
+        b = self.beta
+        p = self.counts[1].get((w,), 0) / self.total
+        for k in range(2, min(self.order, len(history) + 1) + 1):
+            h = history[len(history) - k + 1:]
+            seen = self.histories[k].get(h, 0)
+            if not seen:
+                break      # a longer history was not seen either
+            p = (self.counts[k].get(h + (w,), 0) + b * p) / (seen + b)
+        return p
+
+
+class Scorer:
+    """log10 P of symbols given a KenLM state and the symbols before, KenLM mixed with the cache."""
+
+    def __init__(self, model: kenlm.Model, cache: Cache | None, weight: float):
+        self.model = model
+        self.cache = cache if weight > 0 else None
+        self.keep = 1.0 - weight
+        self.weight = weight
+        self.span = (cache.order - 1) if cache else 0
+        self._scratch = kenlm.State()
+
+    def logp(self, state, history: tuple, w: str, out=None) -> float:
+        lm = self.model.BaseScore(state, w, out if out is not None else self._scratch)
+        if self.cache is None:
+            return lm
+        return math.log10(self.keep * 10.0 ** lm + self.weight * self.cache.prob(history, w))
+
+    def push(self, history: tuple, w: str) -> tuple:
+        return (history + (w,))[-self.span:] if self.span else ()
+
+    def run(self, state, history: tuple, symbols) -> tuple[float, kenlm.State, tuple]:
+        total = 0.0
+        for w in symbols:
+            out = kenlm.State()
+            total += self.logp(state, history, w, out)
+            state, history = out, self.push(history, w)
+        return total, state, history
+
+
+@dataclass
+class Context:
+    """One task, read once: the prefix's symbols and layout, the suffix's first tokens, the file's lines."""
+    scheme: Scheme
+    order: int
+    pre_symbols: list[str]
+    pre_gap: str                   # the prefix's trailing whitespace (its last line break, blank lines)
+    layout: object                 # layout after the prefix's last token
+    suffix_tokens: tuple           # the suffix's first tokens ((gap before, kind, text)...)
+    suffix_gap: str                # the whitespace the suffix starts with
+    suffix_end: str | None         # the suffix's trailing gap when the window reaches the end of the file
+    indents: list[str]             # indentations to try for the middle
+    prev: list[str] = field(default_factory=list)   # the prefix's last two non-blank lines, stripped
+    next: str = ""                 # the suffix's first non-blank line, stripped
+    file_lines: list[str] = field(default_factory=list)
+    suffix_symbols: list[str] = field(default_factory=list)
+    pre_tokens: tuple = ()         # every token of the prefix and of the suffix ((gap, kind, text)...)
+    suf_tokens: tuple = ()
+
+
+def _leading(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def indent_unit(lines: list[str]) -> str:
+    """The file's usual one-level indentation step (four spaces when it shows none)."""
+    steps: Counter = Counter()
+    prev = None
+    for line in lines:
+        if not line.strip():
+            continue
+        ind = _leading(line)
+        if prev is not None and len(ind) > len(prev) and ind.startswith(prev):
+            steps[ind[len(prev):]] += 1
+        prev = ind
+    return steps.most_common(1)[0][0] if steps else "    "
+
+
+def indentations(pre_lines: list[str], suf_lines: list[str], unit: str) -> list[str]:
+    """The previous and next non-blank lines' indentation, one step deeper and shallower."""
+    prev = next((_leading(x) for x in reversed(pre_lines) if x.strip()), "")
+    nxt = next((_leading(x) for x in suf_lines if x.strip()), "")
+    out = []
+    for ind in (prev, nxt, prev + unit, prev[: len(prev) - len(unit)] if prev.endswith(unit) else None,
+                nxt[: len(nxt) - len(unit)] if nxt.endswith(unit) else None):
+        if ind is not None and ind not in out:
+            out.append(ind)
+    return out
+
+
+def read_context(task: FimTask, scheme: Scheme, order: int, language: str) -> Context:
+    pre_stream = scheme.tokenize(task.prefix)
+    pre_tokens, pre_gap = pieces(pre_stream)
+    layout = new_layout(scheme)
+    pre_symbols: list[str] = []
+    feed(layout, scheme, pre_tokens, pre_symbols)
+    suffix = task.suffix
+    suf_tokens, suf_end = pieces(scheme.tokenize(suffix))
+    window = suf_tokens[: max(order, 2)]
+    suffix_gap = suf_tokens[0][0] if suf_tokens else suf_end
+    pre_lines = LINE_BREAK.split(task.prefix)
+    suf_lines = LINE_BREAK.split(suffix)
+    at_line_start = not task.prefix or task.prefix.endswith(("\n", "\r"))
+    if at_line_start:
+        indents = indentations(pre_lines[:-1], suf_lines[1:], indent_unit(pre_lines + suf_lines))
+    else:
+        indents = [""]
+    stripped_pre = [x.strip() for x in pre_lines if x.strip()]
+    stripped_suf = [x.strip() for x in suf_lines[1:] if x.strip()]
+    # the suffix's symbols for the cache, as they read after the prefix (a stand-in for the middle)
+    suffix_symbols: list[str] = []
+    feed(layout.copy(), scheme, suf_tokens, suffix_symbols)
+    file_lines = []
+    seen = set()
+    for line in stripped_pre + stripped_suf:
+        if line not in seen and not is_comment_line(line, language):
+            seen.add(line)
+            file_lines.append(line)
+    return Context(scheme, order, pre_symbols, pre_gap, layout, window, suffix_gap,
+                   suf_end if len(window) == len(suf_tokens) else None, indents,
+                   stripped_pre[-2:], stripped_suf[0] if stripped_suf else "", file_lines, suffix_symbols,
+                   pre_tokens, suf_tokens)
+
+
+class NgramPredictor:
+    def __init__(self, model: kenlm.Model, scheme: Scheme, index: LineIndex | None, cfg: PredictConfig):
+        self.model = model
+        self.scheme = scheme
+        self.language = scheme.language
+        self.index = index
+        self.cfg = cfg
+        self.order = model.order
+        self.lex = LineLexer(scheme)
+        self.keywords = _grammar_tokens(scheme)
+        self.words = index.words[:150] if index else []
+
+    # ---------------------------------------------------------------------------------- scoring
+
+    def start(self, ctx: Context) -> tuple[kenlm.State, tuple]:
+        """KenLM state and the symbols before the middle (for the cache), after the prefix."""
+        state = kenlm.State()
+        tail = ctx.pre_symbols[-(self.order - 1):] if self.order > 1 else []
+        if len(ctx.pre_symbols) < self.order - 1:
+            self.model.BeginSentenceWrite(state)
+            tail = ctx.pre_symbols
+        else:
+            self.model.NullContextWrite(state)
+        for w in tail:
+            out = kenlm.State()
+            self.model.BaseScore(state, w, out)
+            state = out
+        return state, tuple((["<s>"] + ctx.pre_symbols)[-(self.order - 1):])
+
+    def suffix_symbols(self, layout, ctx: Context, trailing_gap: str = "") -> list[str]:
+        out: list[str] = []
+        if ctx.suffix_tokens:
+            feed(layout, self.scheme, ctx.suffix_tokens, out, first_gap=trailing_gap + ctx.suffix_tokens[0][0])
+            if ctx.suffix_end is not None:
+                out.append(layout.gap(ctx.suffix_end))
+                out.append("</s>")
+        else:
+            out.append(layout.gap(trailing_gap + (ctx.suffix_end or "")))
+            out.append("</s>")
+        return out
+
+    def window(self, ctx: Context, line: str, indent: str) -> list[str] | None:
+        """The scored symbols with `line` (stripped) as the middle at `indent`; None if it has no token."""
+        tokens = self.lex(line)
+        if not tokens:
+            return None
+        layout = ctx.layout.copy()
+        out: list[str] = []
+        feed(layout, self.scheme, tokens, out, first_gap=ctx.pre_gap + indent)
+        return out + self.suffix_symbols(layout, ctx)
+
+    def score_lines(self, ctx: Context, scorer: Scorer, start, lines: dict[str, str]) -> list[Prediction]:
+        out = []
+        for line, source in lines.items():
+            best = None
+            for indent in ctx.indents:
+                symbols = self.window(ctx, line, indent)
+                if symbols is None:
+                    break
+                s = scorer.run(*start, symbols)[0] + self.cfg.token_bonus * len(self.lex(line))
+                if best is None or s > best.score:
+                    best = Prediction(indent + line, s, source)
+            if best is not None:
+                out.append(best)
+        return out
+
+    # ---------------------------------------------------------------------------------- candidates
+
+    def usable(self, line: str) -> bool:
+        return len(line) >= self.cfg.min_chars and not is_comment_line(line, self.language)
+
+    def retrieved(self, ctx: Context) -> dict[str, str]:
+        """Candidate lines -> where they came from (the file first: a line both have counts as the file's)."""
+        lines: dict[str, str] = {}
+        if self.cfg.file_lines:
+            for line in ctx.file_lines:
+                if self.usable(line):
+                    lines.setdefault(line, "file")
+        if self.cfg.corpus_lines and self.index is not None:
+            k = self.cfg.per_context
+            prev = ctx.prev[-1] if ctx.prev else ""
+            prev2 = ctx.prev[-2] if len(ctx.prev) > 1 else ""
+            for context, keys in (("pair", (prev, ctx.next)), ("prev2", (prev2, prev)), ("prev", (prev,)),
+                                  ("next", (ctx.next,))):
+                for line, _ in self.index.lookup(context, k, *keys):
+                    if self.usable(line):
+                        lines.setdefault(line, "corpus")
+        return lines
+
+    def vocabulary(self, ctx: Context) -> list[tuple[str, str]]:
+        """(symbol, text) pairs the generator may emit: the file's tokens, the grammar's keywords and
+        operators, the corpus's frequent words; a literal's text is the prefix's latest of its kind."""
+        sym_of = self.scheme.token_symbol
+        vocab: dict[str, str] = {}
+        literal: dict[str, str] = {}
+        for from_prefix, tokens in ((True, ctx.pre_tokens), (False, ctx.suf_tokens)):
+            for _, kind, text in tokens:
+                sym = sym_of(kind, text)
+                if sym in SKIPPED_SYMBOLS:
+                    continue
+                if sym == text:
+                    vocab[sym] = text
+                elif from_prefix or sym not in literal:
+                    literal[sym] = text     # the prefix's latest, else the suffix's first
+        vocab.update(literal)
+        for text in self.keywords:
+            vocab.setdefault(text, text)
+        for word in self.words:
+            vocab.setdefault(word, word)
+        return list(vocab.items())
+
+    def generate(self, ctx: Context, scorer: Scorer, start, indent: str) -> list[Prediction]:
+        """Beam search from the prefix: a token, then either the line ends (scored with the suffix) or a
+        gap ('' or ' ') and another token."""
+        cfg = self.cfg
+        vocab = self.vocabulary(ctx)
+        state, history = start
+        layout = ctx.layout.copy()
+        g = layout.gap(ctx.pre_gap + indent)
+        out = kenlm.State()
+        s0 = scorer.logp(state, history, g, out)
+        bonus = cfg.token_bonus
+        # hypothesis: (score, KenLM state, history, layout, text, tokens)
+        beam = [(s0, out, scorer.push(history, g), layout, "", 0)]
+        finished: list[Prediction] = []
+        seen: set[str] = set()
+        for step in range(cfg.beam_tokens):
+            expanded = []
+            for h, (s, st, hist, lay, text, _) in enumerate(beam):
+                for j, (sym, tok) in enumerate(vocab):
+                    expanded.append((s + bonus + scorer.logp(st, hist, sym), h, j))
+            best = heapq.nlargest(cfg.beam, expanded)
+            grown = []
+            for s, h, j in best:
+                _, st, hist, lay, text, n = beam[h]
+                sym, tok = vocab[j]
+                out = kenlm.State()
+                scorer.model.BaseScore(st, sym, out)
+                lay = lay.copy()
+                lay.token(sym, tok)
+                grown.append((s, out, scorer.push(hist, sym), lay, text + tok, n + 1))
+            beam = []
+            for s, st, hist, lay, text, n in grown:
+                if text not in seen and len(text) >= cfg.min_chars:
+                    seen.add(text)
+                    end = scorer.run(st, hist, self.suffix_symbols(lay.copy(), ctx))[0]
+                    finished.append(Prediction(indent + text, s + end, "beam"))
+                for gap in ("", " "):
+                    lay2 = lay.copy()
+                    gsym = lay2.gap(gap)
+                    out = kenlm.State()
+                    beam.append((s + scorer.logp(st, hist, gsym, out), out, scorer.push(hist, gsym), lay2,
+                                 text + gap, n))
+            beam = heapq.nlargest(cfg.beam, beam, key=lambda b: b[0])
+        return heapq.nlargest(cfg.generated, finished, key=lambda p: p.score)
+
+    # ---------------------------------------------------------------------------------- the prediction
+
+    def cache_for(self, ctx: Context) -> Cache:
+        return Cache([["<s>"] + ctx.pre_symbols, ctx.suffix_symbols], min(self.order, self.cfg.cache_order),
+                     self.cfg.cache_beta)
+
+    def predict(self, task: FimTask) -> Prediction:
+        ctx = read_context(task, self.scheme, self.order, self.language)
+        scorer = Scorer(self.model, self.cache_for(ctx), self.cfg.cache_weight)
+        start = self.start(ctx)
+        lines = self.retrieved(ctx)
+        preds = self.score_lines(ctx, scorer, start, lines)
+        if self.cfg.beam > 0:
+            indent = max(preds, key=lambda p: p.score).fill if preds else ctx.indents[0]
+            indent = indent[: len(indent) - len(indent.lstrip(" \t"))]
+            for p in self.generate(ctx, scorer, start, indent):
+                if p.fill.strip() not in lines:
+                    preds.append(p)
+        if not preds:
+            return Prediction("", float("-inf"), "none", 0)
+        best = max(preds, key=lambda p: p.score)
+        best.candidates = len(preds)
+        return best
+
+
+def _grammar_tokens(scheme: Scheme) -> list[str]:
+    """The language's keywords and operators: tree-sitter's visible anonymous node kinds that a symbol can
+    be (no whitespace, no quotes)."""
+    import tree_sitter
+    lang = get_language(scheme.language)
+    module = __import__(f"tree_sitter_{lang.name}")
+    grammar = tree_sitter.Language(module.language())
+    out = []
+    for i in range(grammar.node_kind_count):
+        kind = grammar.node_kind_for_id(i)
+        if (kind and not grammar.node_kind_is_named(i) and grammar.node_kind_is_visible(i)
+                and not any(c.isspace() or c in "\"'`\\" for c in kind) and kind not in out
+                and scheme.token_symbol(kind, kind) == kind):
+            out.append(kind)
+    return out
