@@ -35,16 +35,19 @@ class HfPredictor:
         except ImportError as e:
             raise HfError(f"--hf-model needs transformers and torch ({e.name} is missing): pip install -e '.[fim]'")
         self.torch = torch
+        transformers.utils.logging.disable_progress_bar()   # stderr carries one line per problem
         try:
             self.tokenizer = transformers.AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
+            vocab = self.tokenizer.get_vocab()
+            missing = [t for t in FIM_TOKENS if t not in vocab]
+            if missing:
+                raise HfError(f"{folder}: the tokenizer has no FIM tokens ({', '.join(missing)} missing)")
             self.model = transformers.AutoModelForCausalLM.from_pretrained(str(folder), local_files_only=True)
         except (OSError, ValueError, KeyError) as e:
+            if isinstance(e, HfError):
+                raise
             raise HfError(f"{folder}: not a causal language model with its tokenizer "
                           f"({str(e).splitlines()[0] if str(e) else type(e).__name__})") from None
-        vocab = self.tokenizer.get_vocab()
-        missing = [t for t in FIM_TOKENS if t not in vocab]
-        if missing:
-            raise HfError(f"{folder}: the tokenizer has no FIM tokens ({', '.join(missing)} missing)")
         self.model.eval()
         self.folder = folder
         self.max_new_tokens = max_new_tokens

@@ -54,12 +54,13 @@ class PredictConfig:
     beam: int = 6                  # beam width of the generator (0: no generated candidates)
     beam_tokens: int = 24          # longest generated line, in tokens
     generated: int = 4             # generated lines kept as candidates
+    beam_penalty: float = 3.0      # log10 taken from a generated line's score (they win too often, wrongly)
     min_chars: int = DEFAULT_MIN_CHARS   # shorter candidates are not proposed (the tasks' own rule)
 
     def signature(self) -> str:
         return (f"cache:{self.cache_weight}|bonus:{self.file_context_bonus},{self.pair_bonus},{self.prev_bonus}"
                 f"|corpus:{int(self.corpus_lines)}x{self.per_context}"
-                f"|file:{int(self.file_lines)}|beam:{self.beam}x{self.beam_tokens}|min-chars:{self.min_chars}")
+                f"|file:{int(self.file_lines)}|beam:{self.beam}x{self.beam_tokens}-{self.beam_penalty}|min-chars:{self.min_chars}")
 
 
 @dataclass
@@ -394,7 +395,7 @@ class NgramPredictor:
                 if text not in seen and len(text) >= cfg.min_chars:
                     seen.add(text)
                     end = scorer.run(st, hist, self.suffix_symbols(lay.copy(), ctx))[0]
-                    finished.append(Prediction(indent + text, s + end, "beam"))
+                    finished.append(Prediction(indent + text, s + end - cfg.beam_penalty, "beam"))
                 for gap in ("", " "):
                     lay2 = lay.copy()
                     gsym = lay2.gap(gap)
