@@ -22,6 +22,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 import kenlm
+from rapidfuzz import fuzz
 
 from parsing.languages import get_language
 from parsing.schemes import Scheme
@@ -46,6 +47,8 @@ class PredictConfig:
     # previous line or right before its next line in the file; between the same two lines, or after the
     # same line, in the project and the corpus. Fitted on CodRep 2018 Dataset1 tasks, checked on Dataset2.
     file_context_bonus: float = 3.0
+    similar_context_bonus: float = 2.0   # log10 per unit of rapidfuzz similarity (0..1) of a file line's
+                                         # neighbours to the middle's (mean of the two sides)
     pair_bonus: float = 3.0
     prev_bonus: float = 1.0
     per_context: int = 10          # corpus lines taken from each kind of context
@@ -58,7 +61,8 @@ class PredictConfig:
     min_chars: int = DEFAULT_MIN_CHARS   # shorter candidates are not proposed (the tasks' own rule)
 
     def signature(self) -> str:
-        return (f"cache:{self.cache_weight}|bonus:{self.file_context_bonus},{self.pair_bonus},{self.prev_bonus}"
+        return (f"cache:{self.cache_weight}|bonus:{self.file_context_bonus},{self.pair_bonus},{self.prev_bonus},"
+                f"{self.similar_context_bonus}"
                 f"|corpus:{int(self.corpus_lines)}x{self.per_context}"
                 f"|file:{int(self.file_lines)}|beam:{self.beam}x{self.beam_tokens}-{self.beam_penalty}|min-chars:{self.min_chars}")
 
@@ -151,6 +155,7 @@ class Context:
     pre_tokens: tuple = ()         # every token of the prefix and of the suffix ((gap, kind, text)...)
     suf_tokens: tuple = ()
     context_matches: list[str] = field(default_factory=list)   # file lines after `prev` or before `next`
+    neighbours: dict = field(default_factory=dict)   # file line -> [(line before, line after)...]
 
 
 def _leading(line: str) -> str:
@@ -215,16 +220,19 @@ def read_context(task: FimTask, scheme: Scheme, order: int, language: str) -> Co
     prev = stripped_pre[-1] if stripped_pre else None
     nxt = stripped_suf[0] if stripped_suf else None
     matches = []
+    neighbours: dict[str, list] = {}
     for part in (stripped_pre, stripped_suf):
         for a, b in zip(part, part[1:]):
             if a == prev:
                 matches.append(b)
             if b == nxt:
                 matches.append(a)
+        for j, line in enumerate(part):
+            neighbours.setdefault(line, []).append((part[j - 1] if j else "", part[j + 1] if j + 1 < len(part) else ""))
     return Context(scheme, order, pre_symbols, pre_gap, layout, window, suffix_gap,
                    suf_end if len(window) == len(suf_tokens) else None, indents,
                    stripped_pre[-2:], stripped_suf[0] if stripped_suf else "", file_lines, suffix_symbols,
-                   pre_tokens, suf_tokens, matches)
+                   pre_tokens, suf_tokens, matches, neighbours)
 
 
 class NgramPredictor:
@@ -333,6 +341,12 @@ class NgramPredictor:
                         seen[context, line] += n
         weights = {"file": cfg.file_context_bonus, "pair": cfg.pair_bonus, "prev": cfg.prev_bonus}
         evidence: dict[str, float] = {}
+        if cfg.similar_context_bonus and cfg.file_lines:
+            for line in lines:
+                pairs = ctx.neighbours.get(line)
+                if pairs:
+                    sim = max(fuzz.ratio(a, prev) + fuzz.ratio(b, ctx.next) for a, b in pairs) / 200.0
+                    evidence[line] = cfg.similar_context_bonus * sim
         for (context, line), n in seen.items():
             if context in weights:
                 evidence[line] = evidence.get(line, 0.0) + weights[context] * math.log1p(n)
