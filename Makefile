@@ -133,5 +133,4 @@ compare-orders: setup data
 # Fill-in-the-middle: 500 tasks from held-out JDK packages and 500 from held-out Python standard-library
 # modules, the n-gram predictor at orders 3-8 against two baselines. Writes docs/fim.md.
 fim-bench: setup
-	bin/fim-bench --out .bench/fim --workers 2
-	@mkdir -p docs && cp .bench/fim/fim.md docs/fim.md
+	bin/fim-bench --output .bench/fim --workers 2 --docs docs/fim.md

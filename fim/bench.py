@@ -13,7 +13,6 @@ against two baselines, for Java and Python. Prints a table and writes OUT/fim.md
 """
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
@@ -24,7 +23,8 @@ from tqdm import tqdm
 
 from evaluation.fim import FimExample, mean_scores, score_example
 from lm.build import BuildConfig, build
-from lm.signature import model_signature
+from unnatural import ROOT, cli
+from unnatural.signature import signature
 
 from . import tasks_cli
 from .index import index_path, is_comment_line
@@ -33,7 +33,6 @@ from .ngram import NgramPredictor, PredictConfig
 from .project import ProjectLines
 from .tasks import LINE_BREAK, FimTask, SkipRules, sample_tasks
 
-ROOT = Path(__file__).resolve().parent.parent
 COUNT = 500
 _worker: dict = {}
 
@@ -102,16 +101,20 @@ def run_system(system: str, tasks, language: str, predictor, workers: int, progr
     return means, seconds
 
 
+@cli.command("fim-bench")
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="fim-bench", description=__doc__.strip().split("\n\n")[0])
-    p.add_argument("--out", type=Path, default=Path(".bench/fim"))
-    p.add_argument("--languages", default="java,python")
-    p.add_argument("--orders", default="3-8")
-    p.add_argument("--count", type=int, default=COUNT)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=2)
-    p.add_argument("--quiet", action="store_true")
+    p = cli.parser("fim-bench", " ".join(__doc__.strip().split()))
+    cli.add_output(p, "folder for fim.md", default=".bench/fim")
+    p.add_argument("--docs", type=Path, help="also put the table into this Markdown file, between its "
+                   "'<!-- fim-bench -->' and '<!-- /fim-bench -->' lines")
+    p.add_argument("--languages", default="java,python", help="comma-separated (default java,python)")
+    p.add_argument("--orders", default="3-8", help="n-gram orders, N or N-M (default 3-8)")
+    p.add_argument("--count", type=cli.positive_int, default=COUNT, help=f"tasks per language (default {COUNT})")
+    p.add_argument("--seed", type=int, default=0, help="task seed (default 0)")
+    cli.add_workers(p, "prediction processes", default=2)
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
     args = p.parse_args(argv)
+    args.out = args.output
     lo, _, hi = args.orders.partition("-")
     orders = list(range(int(lo), int(hi or lo) + 1))
     progress = not args.quiet
@@ -132,24 +135,36 @@ def main(argv=None) -> int:
             m = FimModel(model_for(language, order, progress), "fim-bench", progress)
             name = f"n-gram o{order}" + (" (default)" if order == DEFAULT_ORDER else "")
             systems.append((f"o{order}", name, NgramPredictor(m.lm.model, m.scheme, m.index, PredictConfig(), project)))
-        sig = model_signature(m6.signature)
+        sig = signature("fim-bench", [("language", language), *m6.describe()])
         for key, name, predictor in systems:
             means, seconds = run_system(key, tasks, language, predictor, args.workers, progress)
             row = (f"| {language} | {name} | {len(tasks)} | {means.exact_match:.4f} | {means.chrf:.2f} | "
                    f"{means.bleu:.2f} | {means.levenshtein:.2f} | {means.similarity:.4f} | {seconds:.0f} |")
             rows.append(row)
             print(row, flush=True)
-        rows.append(f"<!-- {language}: {sig}|{PredictConfig().signature()} -->")
+        rows.append(f"<!-- {sig}|predictor:{PredictConfig().signature()} -->")
     table = "\n".join([header, "|---|---|---:|---:|---:|---:|---:|---:|---:|"] + [r for r in rows if r.startswith("|")])
     notes = "\n".join(r for r in rows if r.startswith("<!--"))
-    (args.out / "fim.md").write_text(FIM_MD.format(table=table, notes=notes, workers=args.workers))
+    section = FIM_MD.format(table=table, notes=notes, workers=args.workers)
+    (args.out / "fim.md").write_text(section)
+    if args.docs is not None:
+        put_section(args.docs, section)
     print(f"wrote {args.out / 'fim.md'}", file=sys.stderr)
-    return 0
+    return cli.EXIT_OK
 
 
-FIM_MD = """# Fill-in-the-middle benchmark (`make fim-bench`)
+def put_section(path: Path, section: str) -> None:
+    """Replace the lines between '<!-- fim-bench -->' and '<!-- /fim-bench -->' of `path` with `section`."""
+    start, end = "<!-- fim-bench -->", "<!-- /fim-bench -->"
+    text = path.read_text() if path.exists() else f"{start}\n{end}\n"
+    if start not in text or end not in text:
+        text += f"\n{start}\n{end}\n"
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    path.write_text(f"{head}{start}\n{section.strip()}\n{end}{tail}")
 
-{table}
+
+FIM_MD = """{table}
 
 Exact match ignores whitespace at the ends; chrF, BLEU (sacrebleu, sentence level, 0-100) and the
 Levenshtein distance and similarity (rapidfuzz) compare the lines as they are, indentation included. The

@@ -13,7 +13,6 @@ Exit status: 0 done; 2 bad usage or input (one line on stderr, nothing written);
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -21,9 +20,10 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from evaluation.common import InputError, read_text
-from lm.signature import model_signature
+from formats.files import InputError, read_text
 from parsing.languages import get_language, language_of
+from unnatural import cli
+from unnatural.signature import signature
 
 from .model import FIM_SCHEMES, FimModel, ModelError, default_model, ensure_default
 from .ngram import NgramPredictor, PredictConfig
@@ -35,13 +35,12 @@ PROG = "fim"
 _worker: dict = {}
 
 
-def parser() -> argparse.ArgumentParser:
-    doc = __doc__.strip().split("\n\n")
-    p = argparse.ArgumentParser(prog=PROG, description=" ".join(x.replace("\n", " ") for x in doc))
+def parser():
+    p = cli.parser(PROG, " ".join(__doc__.strip().split()))
     p.add_argument("tasks", metavar="TASKS.json", help="JSON list of {prefix, suffix[, middle, path, line]} "
                    "('-': standard input)")
-    p.add_argument("--model", type=Path, help="KenLM model with identifiers kept (bin/build-lm --scheme text "
-                   "for Java, --scheme python for Python); default: the language's default model")
+    cli.add_model(p, None, "KenLM model with identifiers kept (bin/build-lm --scheme text for Java, --scheme "
+                  "python for Python); default: the tasks' language's default model, built on first use")
     p.add_argument("--hf-model", type=Path, metavar="DIR",
                    help="a local Hugging Face causal LM with FIM tokens, instead of the n-gram predictor")
     p.add_argument("--language", choices=sorted(FIM_SCHEMES), default=None,
@@ -50,8 +49,10 @@ def parser() -> argparse.ArgumentParser:
                    help="do not propose lines of the task set's other files (by default they are the project)")
     p.add_argument("--beam", type=int, default=PredictConfig.beam,
                    help=f"beam width of the line generator, 0: none (default {PredictConfig.beam})")
-    p.add_argument("--max-new-tokens", type=int, default=64, help="with --hf-model: tokens generated (default 64)")
-    p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: all cores)")
+    p.add_argument("--max-new-tokens", type=cli.positive_int, default=64,
+                   help="with --hf-model: tokens generated (default 64)")
+    cli.add_workers(p, "prediction processes (the n-gram predictor)")
+    cli.add_output(p, "write the records here, atomically (default: standard output)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 
@@ -87,17 +88,16 @@ def load_ngram(args, languages: list[str], tasks: list[FimTask], progress: bool)
         mine = [t for t, lang in zip(tasks, languages) if lang == language]
         project = None if args.no_project else ProjectLines(mine, language)
         out[language] = NgramPredictor(model.lm.model, model.scheme, model.index, cfg, project)
-        print(f"fim|{model_signature(model.signature)}|{cfg.signature()}|project:"
-              f"{project.files if project else 0}files", file=sys.stderr)
+        print(signature("fim", [*model.describe(), ("predictor", cfg.signature()),
+                                ("project", f"{project.files if project else 0}files")]), file=sys.stderr)
     return out
 
 
+@cli.command(PROG)
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
     progress = not args.quiet
     try:
-        if args.workers < 1:
-            raise InputError("--workers must be at least 1")
         if args.model is not None and args.hf_model is not None:
             raise InputError("give --model or --hf-model, not both")
         if args.tasks == "-":
@@ -121,12 +121,10 @@ def main(argv=None) -> int:
         else:
             _worker["ngram"] = load_ngram(args, languages, tasks, progress)
             workers = args.workers
-    except (InputError, TaskError, ModelError) as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
+    except InputError as e:     # TaskError and ModelError too
+        raise cli.CommandError(e) from None
+    except OSError as e:
+        raise cli.CommandError(f"{e.filename}: {e.strerror}") from None
     indices = range(len(tasks))
     try:
         if workers > 1:
@@ -138,19 +136,26 @@ def main(argv=None) -> int:
                           file=sys.stderr))
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted; nothing written", file=sys.stderr)
-        return 130
+        return cli.EXIT_INTERRUPTED
     records = [record(t, f) for t, f in zip(tasks, fills)]
-    try:
-        json.dump(records, sys.stdout, ensure_ascii=False, indent=1)
-        sys.stdout.write("\n")
-        sys.stdout.flush()
-    except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    if args.output is not None:
+        from .tasks_cli import write_json_atomically
+        try:
+            write_json_atomically(args.output, records)
+        except OSError as e:
+            raise cli.CommandError(f"{args.output}: {e.strerror}") from None
+    else:
+        try:
+            json.dump(records, sys.stdout, ensure_ascii=False, indent=1)
+            sys.stdout.write("\n")
+            sys.stdout.flush()
+        except BrokenPipeError:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     exact = [r["fill"].strip() == r["middle"].strip() for r in records if r["middle"]]
     if exact:
         print(f"{PROG}: {len(records)} tasks; exact match {sum(exact) / len(exact):.4f} "
               f"(whitespace at the ends ignored)", file=sys.stderr)
-    return 0
+    return cli.EXIT_OK
 
 
 if __name__ == "__main__":

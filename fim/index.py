@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from lm.corpus import decode
-from lm.sources import iter_raw
+from formats.files import InputError, decode
+from formats.sources import iter_raw
 from parsing.languages import Language
 
 from .tasks import LINE_BREAK
@@ -92,13 +92,13 @@ def build_index(sources: list[str], exclude: tuple[str, ...], language: Language
     files = 0
     bar = tqdm(desc="indexing lines", unit="file", disable=not progress, file=sys.stderr)
     for src in sources:
-        for raw in iter_raw(src, exclude, language.suffixes):
+        for raw in iter_raw(src, exclude, suffixes=language.suffixes):
             if raw.error or raw.data in seen:
                 continue
             seen.add(raw.data)
             try:
-                text = decode(raw.data)
-            except UnicodeDecodeError:
+                text = decode(raw.data, raw.name)
+            except InputError:
                 continue
             files += 1
             bar.update()

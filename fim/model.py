@@ -17,14 +17,15 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from formats.files import InputError
 from lm.build import DEMO_HELDOUT, BuildConfig, build
-from lm.model import LanguageModel
+from lm.model import LanguageModel, model_fields
+from unnatural import ROOT
 from parsing.languages import Language, get_language
 from parsing.schemes import Scheme, UnknownScheme, get_scheme
 
 from .index import LineIndex, build_index, index_path
 
-ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_ORDER = 6
 FIM_SCHEMES = {"java": "text", "python": "python"}   # the scheme each language's FIM model must have
 JAVA_HELDOUT = DEMO_HELDOUT
@@ -32,7 +33,7 @@ PYTHON_HELDOUT = ("/asyncio/", "/email/", "/json/", "/logging/")
 PYTHON_EXCLUDE = ("/encodings/", "/site-packages/", "/dist-packages/", "/lib2to3/tests/data/")
 
 
-class ModelError(ValueError):
+class ModelError(InputError):
     """A model that cannot serve fill-in-the-middle (missing, wrong scheme or language)."""
 
 
@@ -106,6 +107,10 @@ class FimModel:
     @property
     def signature(self) -> dict:
         return self.lm.signature
+
+    def describe(self) -> list[tuple[str, object]]:
+        """Signature fields: order, scheme, corpus, tokens, versions."""
+        return model_fields(self.signature)
 
 
 def ensure_index(model: Path, prog: str, progress: bool = True) -> LineIndex | None:

@@ -14,6 +14,7 @@ import random
 import re
 from dataclasses import asdict, dataclass
 
+from formats.files import InputError
 from parsing.languages import Language
 
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -25,7 +26,7 @@ PRINT_CALL = re.compile(
 DEFAULT_MIN_CHARS = 4   # a line shorter than this, spaces at the ends not counted (`}`, `});`), is short
 
 
-class TaskError(ValueError):
+class TaskError(InputError):
     """Bad input for making or reading tasks; the message is one line naming the file."""
 
 

@@ -3,21 +3,21 @@
 Each task's middle is a random line that is not a comment (tree-sitter decides), not a print or logging
 call and not short; each line is used once; the prefix is the text before it and the suffix the text after
 it. The language is taken from the file suffix (.java, .py). OUT.json is a JSON list of {prefix, middle,
-suffix, path, line}. Exit status: 0 written; 1 written, but some files were skipped (not UTF-8); 2 bad
-usage or no task could be made (nothing is written).
+suffix, path, line}, written with --output. Exit status: 0 written; 1 written, but some files were
+skipped (not UTF-8); 2 bad usage or no task could be made (nothing is written); 130 interrupted.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 import tempfile
 from pathlib import Path
 
-from lm.corpus import decode
-from lm.sources import SourceError, iter_raw
+from formats.files import InputError, decode
+from formats.sources import iter_raw
 from parsing.languages import LANGUAGES, get_language, language_of
+from unnatural import cli
 
 from .tasks import DEFAULT_MIN_CHARS, SkipRules, TaskError, eligible_lines, sample_tasks, task_records
 
@@ -25,13 +25,12 @@ PROG = "make-fim-tasks"
 SUFFIXES = tuple(s for lang in LANGUAGES.values() for s in lang.suffixes)
 
 
-def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=PROG, description=__doc__.strip().split("\n\n")[0] + " " + " ".join(
-        __doc__.strip().split("\n\n")[1:]).replace("\n", " "))
+def parser():
+    p = cli.parser(PROG, " ".join(__doc__.strip().split()))
     p.add_argument("sources", nargs="+", metavar="SOURCE",
                    help="source files (.java, .py), folders searched for them, .zip/.jar archives, CodRep 2018 "
                         "data sets (each task's file body)")
-    p.add_argument("out", metavar="OUT.json", type=Path, help="the task file to write")
+    cli.add_output(p, "the task file to write (JSON)", required=True)
     p.add_argument("--count", type=int, default=100, help="tasks to make (default 100; fewer if the files "
                    "have fewer usable lines)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0): the same seed, the same tasks")
@@ -43,7 +42,7 @@ def parser() -> argparse.ArgumentParser:
                    help="only files whose path or archive member contains PATTERN; repeatable")
     p.add_argument("--exclude", action="append", default=[], metavar="PATTERN",
                    help="skip files whose path or archive member matches (glob or substring); repeatable")
-    p.add_argument("--force", action="store_true", help="overwrite OUT.json if it exists")
+    p.add_argument("--force", action="store_true", help="overwrite the --output file if it exists")
     return p
 
 
@@ -52,11 +51,11 @@ def collect(sources: list[str], rules: SkipRules, include=(), exclude=()) -> tup
     files, skipped, seen = [], 0, set()
     for src in sources:
         usable = 0
-        for raw in iter_raw(src, tuple(exclude), SUFFIXES):
+        for raw in iter_raw(src, tuple(exclude), suffixes=SUFFIXES):
             if include and not any(pat in raw.name for pat in include):
                 continue
             if raw.error:
-                print(f"{PROG}: warning: {raw.name}: {raw.error}; skipped", file=sys.stderr)
+                cli.warning(PROG, f"{raw.name}: {raw.error}; skipped")
                 skipped += 1
                 continue
             if raw.data in seen:
@@ -64,10 +63,9 @@ def collect(sources: list[str], rules: SkipRules, include=(), exclude=()) -> tup
             seen.add(raw.data)
             language = language_of(raw.name) or get_language("java")   # CodRep task files are Java
             try:
-                text = decode(raw.data)
-            except UnicodeDecodeError as e:
-                print(f"{PROG}: warning: {raw.name}: not UTF-8 ({e.reason} at byte {e.start}); skipped",
-                      file=sys.stderr)
+                text = decode(raw.data, raw.name)
+            except InputError as e:
+                cli.warning(PROG, e)
                 skipped += 1
                 continue
             lines = eligible_lines(text, language, rules)
@@ -94,32 +92,29 @@ def write_json_atomically(path: Path, records) -> None:
         raise
 
 
+@cli.command(PROG)
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
+    out = args.output
     try:
         if args.count < 1:
             raise TaskError("--count must be at least 1")
-        if args.out.exists() and not args.force:
-            raise TaskError(f"{args.out}: exists (use --force to overwrite it)")
+        if out.exists() and not args.force:
+            raise TaskError(f"{out}: exists (use --force to overwrite it)")
         rules = SkipRules(not args.keep_comments, not args.keep_prints, args.min_chars)
         files, skipped = collect(args.sources, rules, args.include, args.exclude)
         tasks = sample_tasks(files, args.count, args.seed)
-        write_json_atomically(args.out, task_records(tasks))
-    except (TaskError, SourceError) as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
-        return 2
+        write_json_atomically(out, task_records(tasks))
+    except InputError as e:
+        raise cli.CommandError(e) from None
     except OSError as e:
-        print(f"{PROG}: error: {e.filename or args.out}: {e.strerror}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
+        raise cli.CommandError(f"{e.filename or out}: {e.strerror}") from None
     langs = sorted({(language_of(t.path) or get_language('java')).name for t in tasks})
     available = sum(len(f[2]) for f in files)
     note = f" (all the usable lines: {available})" if len(tasks) < args.count else ""
-    print(f"{PROG}: {len(tasks)} tasks{note} from {len(files)} files ({', '.join(langs)}) in {args.out} "
+    print(f"{PROG}: {len(tasks)} tasks{note} from {len(files)} files ({', '.join(langs)}) in {out} "
           f"(seed {args.seed})", file=sys.stderr)
-    return 1 if skipped else 0
+    return cli.EXIT_FINDINGS if skipped else cli.EXIT_OK
 
 
 if __name__ == "__main__":

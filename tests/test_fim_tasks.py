@@ -81,7 +81,7 @@ def write_sources(tmp_path):
 def test_tasks_cover_each_line_once_and_rebuild_the_file(tmp_path, capsys):
     src = write_sources(tmp_path)
     out = tmp_path / "t.json"
-    assert tasks_cli.main([str(src), str(out), "--count", "100"]) == 1   # bad.java skipped: exit 1
+    assert tasks_cli.main([str(src), "--output", str(out), "--count", "100"]) == 1   # bad.java skipped: exit 1
     err = capsys.readouterr().err
     assert "bad.java: not UTF-8" in err and "9 tasks (all the usable lines: 9) from 2 files (java, python)" in err
     records = json.loads(out.read_text())
@@ -99,17 +99,17 @@ def test_same_seed_same_tasks(tmp_path):
     src = write_sources(tmp_path)
     runs = []
     for seed, name in ((7, "a.json"), (7, "b.json"), (8, "c.json")):
-        tasks_cli.main([str(src), str(tmp_path / name), "--count", "4", "--seed", str(seed)])
+        tasks_cli.main([str(src), "--output", str(tmp_path / name), "--count", "4", "--seed", str(seed)])
         runs.append(json.loads((tmp_path / name).read_text()))
     assert runs[0] == runs[1] and runs[0] != runs[2] and len(runs[0]) == 4
 
 
 @pytest.mark.parametrize("setup, argv, message", [
-    (lambda d: (d / "c.java").write_text("// only a comment\n}\n"), ["{d}/c.java", "{d}/o.json"],
+    (lambda d: (d / "c.java").write_text("// only a comment\n}\n"), ["{d}/c.java", "--output", "{d}/o.json"],
      "c.java: no usable line"),
-    (lambda d: (d / "o.json").write_text("keep"), ["{d}/A.java", "{d}/o.json"], "o.json: exists"),
-    (lambda d: None, ["{d}/absent", "{d}/o.json"], "absent: no such file or folder"),
-    (lambda d: None, ["{d}/A.java", "{d}/o.json", "--count", "0"], "--count must be at least 1"),
+    (lambda d: (d / "o.json").write_text("keep"), ["{d}/A.java", "--output", "{d}/o.json"], "o.json: exists"),
+    (lambda d: None, ["{d}/absent", "--output", "{d}/o.json"], "absent: no such file or folder"),
+    (lambda d: None, ["{d}/A.java", "--output", "{d}/o.json", "--count", "0"], "--count must be at least 1"),
 ])
 def test_bad_input_exits_2_and_writes_nothing(tmp_path, capsys, setup, argv, message):
     (tmp_path / "A.java").write_text(JAVA)
