@@ -37,42 +37,68 @@ SKIPPED_SYMBOLS = frozenset({"LINECOMMENT", "BLOCKCOMMENT", "JAVADOC", "COMMENT"
                              "MLSTR", "TEXTBLOCK"})
 
 
+DEFAULT_WEIGHTS = (
+    ("tokens", 0.25), ("file_after_prev", 12.0), ("file_before_next", 3.0), ("file_count", -2.0),
+    ("file_distance", -0.5), ("neighbour_sim", 6.0), ("project_pair", 12.0), ("project_prev2", 6.0),
+    ("project_prev", 12.0), ("corpus_pair", 12.0), ("corpus_prev2", 0.5), ("corpus_prev", -0.25),
+    ("corpus_next", 0.5),
+)
+
+
 @dataclass(frozen=True)
 class PredictConfig:
     cache_weight: float = 0.5      # λ of the file cache (0: KenLM alone)
     cache_beta: float = 1.0        # how much a cache order backs off to the one below
     cache_order: int = 6           # longest n-gram of the cache (at most the model's order)
-    token_bonus: float = 0.0       # log10 added per token of a candidate (against short lines)
-    # log10 added per log(1 + n), n the times a candidate was seen in the middle's context: right after its
-    # previous line or right before its next line in the file; between the same two lines, or after the
-    # same line, in the project and the corpus. Fitted on CodRep 2018 Dataset1 tasks, checked on Dataset2.
-    file_context_bonus: float = 3.0
-    similar_context_bonus: float = 2.0   # log10 per unit of rapidfuzz similarity (0..1) of a file line's
-                                         # neighbours to the middle's (mean of the two sides)
-    pair_bonus: float = 3.0
-    prev_bonus: float = 1.0
+    token_bonus: float = 0.0       # log10 added per token of a generated line, while generating
+    # log10 added per unit of each candidate feature (FEATURES), on top of its log10 probability: fitted by
+    # coordinate ascent on exact match over 900 tasks from real projects the model never saw (CodRep 2018
+    # Datasets 1-3, one version per file; docs/fim.md), beam candidates included
+    weights: tuple[tuple[str, float], ...] = DEFAULT_WEIGHTS
     per_context: int = 10          # corpus lines taken from each kind of context
     file_lines: bool = True        # the file's own lines as candidates
     corpus_lines: bool = True      # the corpus index's lines as candidates
     beam: int = 6                  # beam width of the generator (0: no generated candidates)
     beam_tokens: int = 24          # longest generated line, in tokens
     generated: int = 4             # generated lines kept as candidates
-    beam_penalty: float = 3.0      # log10 taken from a generated line's score (they win too often, wrongly)
     min_chars: int = DEFAULT_MIN_CHARS   # shorter candidates are not proposed (the tasks' own rule)
 
     def signature(self) -> str:
-        return (f"cache:{self.cache_weight}|bonus:{self.file_context_bonus},{self.pair_bonus},{self.prev_bonus},"
-                f"{self.similar_context_bonus}"
-                f"|corpus:{int(self.corpus_lines)}x{self.per_context}"
-                f"|file:{int(self.file_lines)}|beam:{self.beam}x{self.beam_tokens}-{self.beam_penalty}|min-chars:{self.min_chars}")
+        weights = ",".join(f"{k}={v:g}" for k, v in self.weights)
+        return (f"cache:{self.cache_weight}|corpus:{int(self.corpus_lines)}x{self.per_context}"
+                f"|file:{int(self.file_lines)}|beam:{self.beam}x{self.beam_tokens}|min-chars:{self.min_chars}"
+                f"|weights:{weights or 'none'}")
+
+    @property
+    def weight(self) -> dict[str, float]:
+        return dict(self.weights)
+
+
+# What a candidate line is known by besides its probability (each a number; weighted in PredictConfig):
+FEATURES = (
+    "tokens",              # its number of tokens
+    "file_after_prev",     # log(1 + times it follows the middle's previous line in the file)
+    "file_before_next",    # log(1 + times it precedes the middle's next line in the file)
+    "file_count",          # log(1 + times it is in the file)
+    "file_distance",       # log(1 + lines between the middle and its nearest copy in the file); 8 if none
+    "neighbour_sim",       # rapidfuzz similarity (0..1) of its neighbours in the file to the middle's
+    "sim_prev", "sim_next",   # rapidfuzz similarity (0..1) of the line to the middle's previous / next line
+    "repeats_neighbour",   # 1 when it is the middle's previous or next line itself
+    "project_pair", "project_prev2", "project_prev", "project_next",   # log(1 + times seen in that
+    "corpus_pair", "corpus_prev2", "corpus_prev", "corpus_next",       # context) in the project / corpus
+    "generated",           # 1 for a line made by the beam search
+)
+NO_COPY = 8.0
 
 
 @dataclass
 class Prediction:
     fill: str                      # the predicted middle, indentation included
-    score: float                   # log10 probability of the scored window
-    source: str                    # 'file', 'corpus', 'beam' (or the baseline's name)
+    score: float                   # log10 probability of the scored window plus the weighted features
+    source: str                    # 'file', 'project', 'corpus', 'beam' (or the baseline's name)
     candidates: int = 0
+    lm: float = 0.0                # log10 probability of the scored window
+    features: dict = field(default_factory=dict)
 
 
 class Cache:
@@ -154,8 +180,11 @@ class Context:
     suffix_symbols: list[str] = field(default_factory=list)
     pre_tokens: tuple = ()         # every token of the prefix and of the suffix ((gap, kind, text)...)
     suf_tokens: tuple = ()
-    context_matches: list[str] = field(default_factory=list)   # file lines after `prev` or before `next`
+    after_prev: Counter = field(default_factory=Counter)     # file lines right after the middle's previous line
+    before_next: Counter = field(default_factory=Counter)    # file lines right before its next line
     neighbours: dict = field(default_factory=dict)   # file line -> [(line before, line after)...]
+    counts: Counter = field(default_factory=Counter)         # file line -> times in the file
+    distance: dict = field(default_factory=dict)     # file line -> lines from the middle to its nearest copy
 
 
 def _leading(line: str) -> str:
@@ -219,20 +248,26 @@ def read_context(task: FimTask, scheme: Scheme, order: int, language: str) -> Co
     # the file's lines in the middle's context: after a copy of its previous line, before one of its next
     prev = stripped_pre[-1] if stripped_pre else None
     nxt = stripped_suf[0] if stripped_suf else None
-    matches = []
+    after_prev, before_next = Counter(), Counter()
     neighbours: dict[str, list] = {}
-    for part in (stripped_pre, stripped_suf):
+    distance: dict[str, int] = {}
+    for part, at in ((stripped_pre, lambda j: len(stripped_pre) - j), (stripped_suf, lambda j: j + 1)):
         for a, b in zip(part, part[1:]):
             if a == prev:
-                matches.append(b)
+                after_prev[b] += 1
             if b == nxt:
-                matches.append(a)
+                before_next[a] += 1
+        for j, line in enumerate(part):
+            d = at(j)
+            if d < distance.get(line, 1 << 30):
+                distance[line] = d
         for j, line in enumerate(part):
             neighbours.setdefault(line, []).append((part[j - 1] if j else "", part[j + 1] if j + 1 < len(part) else ""))
     return Context(scheme, order, pre_symbols, pre_gap, layout, window, suffix_gap,
                    suf_end if len(window) == len(suf_tokens) else None, indents,
                    stripped_pre[-2:], stripped_suf[0] if stripped_suf else "", file_lines, suffix_symbols,
-                   pre_tokens, suf_tokens, matches, neighbours)
+                   pre_tokens, suf_tokens, after_prev, before_next, neighbours, Counter(stripped_pre + stripped_suf),
+                   distance)
 
 
 class NgramPredictor:
@@ -288,21 +323,23 @@ class NgramPredictor:
         feed(layout, self.scheme, tokens, out, first_gap=ctx.pre_gap + indent)
         return out + self.suffix_symbols(layout, ctx)
 
-    def score_lines(self, ctx: Context, scorer: Scorer, start, lines: dict[str, str],
-                    evidence: dict[str, float] | None = None) -> list[Prediction]:
+    def score_lines(self, ctx: Context, scorer: Scorer, start, lines: dict[str, dict]) -> list[Prediction]:
+        """Each line at its most probable indentation, its score its log10 probability plus its weighted
+        features."""
         out = []
-        evidence = evidence or {}
-        for line, source in lines.items():
+        weight = self.cfg.weight
+        for line, entry in lines.items():
             best = None
-            bonus = self.cfg.token_bonus * len(self.lex(line)) + evidence.get(line, 0.0)
             for indent in ctx.indents:
                 symbols = self.window(ctx, line, indent)
                 if symbols is None:
                     break
-                s = scorer.run(*start, symbols)[0] + bonus
-                if best is None or s > best.score:
-                    best = Prediction(indent + line, s, source)
+                s = scorer.run(*start, symbols)[0]
+                if best is None or s > best.lm:
+                    best = Prediction(indent + line, s, entry["source"], lm=s)
             if best is not None:
+                best.features = {f: v for f, v in entry.items() if f != "source"}
+                best.score = best.lm + sum(w * best.features.get(f, 0.0) for f, w in weight.items())
                 out.append(best)
         return out
 
@@ -311,18 +348,23 @@ class NgramPredictor:
     def usable(self, line: str) -> bool:
         return len(line) >= self.cfg.min_chars and not is_comment_line(line, self.language)
 
-    def retrieved(self, ctx: Context, task: FimTask) -> tuple[dict[str, str], dict[str, float]]:
-        """(candidate line -> where it came from, the file first, then the project, then the corpus;
-        candidate line -> the log10 bonus of having been seen in the middle's context)."""
+    def retrieved(self, ctx: Context, task: FimTask) -> dict[str, dict]:
+        """Candidate line -> (where it came from: the file first, then the project, then the corpus;
+        its features)."""
         cfg = self.cfg
-        lines: dict[str, str] = {}
-        seen = Counter()    # (kind of context, line) -> times
+        found: dict[str, dict] = {}
+
+        def add(line: str, source: str) -> dict | None:
+            if line in found:
+                return found[line]
+            if not self.usable(line):
+                return None
+            found[line] = {"source": source}
+            return found[line]
+
         if cfg.file_lines:
             for line in ctx.file_lines:
-                if self.usable(line):
-                    lines.setdefault(line, "file")
-            for line in ctx.context_matches:
-                seen["file", line] += 1
+                add(line, "file")
         prev = ctx.prev[-1] if ctx.prev else ""
         prev2 = ctx.prev[-2] if len(ctx.prev) > 1 else ""
         contexts = (("pair", (prev, ctx.next)), ("prev2", (prev2, prev)), ("prev", (prev,)), ("next", (ctx.next,)))
@@ -336,21 +378,27 @@ class NgramPredictor:
         for source, lookup in lookups:
             for context, keys in contexts:
                 for line, n in lookup(context, keys):
-                    if self.usable(line):
-                        lines.setdefault(line, source)
-                        seen[context, line] += n
-        weights = {"file": cfg.file_context_bonus, "pair": cfg.pair_bonus, "prev": cfg.prev_bonus}
-        evidence: dict[str, float] = {}
-        if cfg.similar_context_bonus and cfg.file_lines:
-            for line in lines:
-                pairs = ctx.neighbours.get(line)
-                if pairs:
-                    sim = max(fuzz.ratio(a, prev) + fuzz.ratio(b, ctx.next) for a, b in pairs) / 200.0
-                    evidence[line] = cfg.similar_context_bonus * sim
-        for (context, line), n in seen.items():
-            if context in weights:
-                evidence[line] = evidence.get(line, 0.0) + weights[context] * math.log1p(n)
-        return lines, evidence
+                    entry = add(line, source)
+                    if entry is not None:
+                        entry[f"{source}_{context}"] = math.log1p(n)
+        for line, entry in found.items():
+            self.describe(ctx, line, entry, prev)
+        return found
+
+    def describe(self, ctx: Context, line: str, entry: dict, prev: str) -> None:
+        """The file-side features of a candidate line (into `entry`)."""
+        entry["tokens"] = len(self.lex(line))
+        entry["file_after_prev"] = math.log1p(ctx.after_prev.get(line, 0))
+        entry["file_before_next"] = math.log1p(ctx.before_next.get(line, 0))
+        entry["file_count"] = math.log1p(ctx.counts.get(line, 0))
+        d = ctx.distance.get(line)
+        entry["file_distance"] = math.log1p(d) if d is not None else NO_COPY
+        pairs = ctx.neighbours.get(line)
+        entry["neighbour_sim"] = (max(fuzz.ratio(a, prev) + fuzz.ratio(b, ctx.next) for a, b in pairs) / 200.0
+                                  if pairs else 0.0)
+        entry["sim_prev"] = fuzz.ratio(line, prev) / 100.0
+        entry["sim_next"] = fuzz.ratio(line, ctx.next) / 100.0
+        entry["repeats_neighbour"] = float(line == prev or line == ctx.next)
 
     def vocabulary(self, ctx: Context) -> list[tuple[str, str]]:
         """(symbol, text) pairs the generator may emit: the file's tokens, the grammar's keywords and
@@ -409,7 +457,7 @@ class NgramPredictor:
                 if text not in seen and len(text) >= cfg.min_chars:
                     seen.add(text)
                     end = scorer.run(st, hist, self.suffix_symbols(lay.copy(), ctx))[0]
-                    finished.append(Prediction(indent + text, s + end - cfg.beam_penalty, "beam"))
+                    finished.append(Prediction(indent + text, s + end, "beam", lm=s + end))
                 for gap in ("", " "):
                     lay2 = lay.copy()
                     gsym = lay2.gap(gap)
@@ -425,18 +473,30 @@ class NgramPredictor:
         return Cache([["<s>"] + ctx.pre_symbols, ctx.suffix_symbols], min(self.order, self.cfg.cache_order),
                      self.cfg.cache_beta)
 
+    def candidates(self, task: FimTask, ctx: Context, scorer: Scorer, start) -> list[Prediction]:
+        """Every candidate, scored."""
+        lines = self.retrieved(ctx, task)
+        preds = self.score_lines(ctx, scorer, start, lines)
+        if self.cfg.beam > 0:
+            indent = max(preds, key=lambda p: p.score).fill if preds else ctx.indents[0]
+            indent = indent[: len(indent) - len(indent.lstrip(" \t"))]
+            prev = ctx.prev[-1] if ctx.prev else ""
+            weight = self.cfg.weight
+            for p in self.generate(ctx, scorer, start, indent):
+                line = p.fill.strip()
+                if line not in lines:
+                    entry = {"generated": 1.0}
+                    self.describe(ctx, line, entry, prev)
+                    p.features = entry
+                    p.score = p.lm + sum(w * entry.get(f, 0.0) for f, w in weight.items())
+                    preds.append(p)
+        return preds
+
     def predict(self, task: FimTask) -> Prediction:
         ctx = read_context(task, self.scheme, self.order, self.language)
         scorer = Scorer(self.model, self.cache_for(ctx), self.cfg.cache_weight)
         start = self.start(ctx)
-        lines, evidence = self.retrieved(ctx, task)
-        preds = self.score_lines(ctx, scorer, start, lines, evidence)
-        if self.cfg.beam > 0:
-            indent = max(preds, key=lambda p: p.score).fill if preds else ctx.indents[0]
-            indent = indent[: len(indent) - len(indent.lstrip(" \t"))]
-            for p in self.generate(ctx, scorer, start, indent):
-                if p.fill.strip() not in lines:
-                    preds.append(p)
+        preds = self.candidates(task, ctx, scorer, start)
         if not preds:
             return Prediction("", float("-inf"), "none", 0)
         best = max(preds, key=lambda p: p.score)
