@@ -1,18 +1,19 @@
 """The n-gram fill-in-the-middle predictor: propose candidate middle lines, keep the one that makes
-prefix + middle + suffix most probable.
+prefix + middle + suffix most probable, given what is known of each line.
 
 Candidates (stripped lines, each tried at a few indentations):
-- the corpus's lines in the same context (`fim.index`: after the same line, before the same line, between
-  the same two lines, after the same two lines);
 - the file's own lines (prefix and suffix);
+- the project's and the corpus's lines in the same context (`fim.project`, `fim.index`: after the same
+  line, before the same line, between the same two lines, after the same two lines);
 - lines generated from the prefix by beam search with the model, a token and a gap at a time, over the
   file's tokens, the language's keywords and operators and the corpus's most frequent words.
 
 Each is scored as log10 P(gap before, middle, gap after, the suffix's first tokens | the prefix's last
 symbols): every symbol whose probability depends on the middle, so the whole file's probability differs
 between two candidates by exactly this (for a model of order <= the tokens scored on the suffix side).
-The KenLM probability of each symbol is mixed with a cache of the file's own symbol trigrams (identifiers
-the corpus never saw are the file's usual ones), P = (1 - λ) P_lm + λ P_cache.
+The KenLM probability of each symbol is mixed with a cache of the file's own symbol n-grams (identifiers
+the corpus never saw are the file's usual ones), P = (1 - λ) P_lm + λ P_cache. To that log10 probability
+the weighted FEATURES of the line are added (how it sits in the file, the project and the corpus).
 """
 from __future__ import annotations
 
@@ -258,11 +259,9 @@ def read_context(task: FimTask, scheme: Scheme, order: int, language: str) -> Co
             if b == nxt:
                 before_next[a] += 1
         for j, line in enumerate(part):
-            d = at(j)
-            if d < distance.get(line, 1 << 30):
-                distance[line] = d
-        for j, line in enumerate(part):
-            neighbours.setdefault(line, []).append((part[j - 1] if j else "", part[j + 1] if j + 1 < len(part) else ""))
+            distance[line] = min(distance.get(line, at(j)), at(j))
+            neighbours.setdefault(line, []).append((part[j - 1] if j else "",
+                                                    part[j + 1] if j + 1 < len(part) else ""))
     return Context(scheme, order, pre_symbols, pre_gap, layout, window, suffix_gap,
                    suf_end if len(window) == len(suf_tokens) else None, indents,
                    stripped_pre[-2:], stripped_suf[0] if stripped_suf else "", file_lines, suffix_symbols,
