@@ -28,7 +28,8 @@ from unnatural.signature import signature
 
 from . import tasks_cli
 from .index import index_path, is_comment_line
-from .model import DEFAULT_ORDER, FIM_SCHEMES, FimModel, default_model, ensure_index, python_stdlib, JAVA_HELDOUT, PYTHON_HELDOUT
+from .model import (DEFAULT_ORDER, FIM_SCHEMES, JAVA_HELDOUT, PYTHON_HELDOUT, FimModel, default_model, ensure_index,
+                    python_stdlib)
 from .ngram import NgramPredictor, PredictConfig
 from .project import ProjectLines
 from .tasks import LINE_BREAK, FimTask, SkipRules, sample_tasks
@@ -130,11 +131,12 @@ def main(argv=None) -> int:
         lm_only = PredictConfig(cache_weight=0.0, weights=(),
                                 corpus_lines=False, beam=0)
         systems.append(("lm-file", f"baseline: model's best file line (o{DEFAULT_ORDER})",
-                        NgramPredictor(m6.lm.model, m6.scheme, None, lm_only)))
+                        NgramPredictor(m6.lm, m6.scheme, None, lm_only)))
         for order in orders:
             m = FimModel(model_for(language, order, progress), "fim-bench", progress)
             name = f"n-gram o{order}" + (" (default)" if order == DEFAULT_ORDER else "")
-            systems.append((f"o{order}", name, NgramPredictor(m.lm.model, m.scheme, m.index, PredictConfig(), project)))
+            systems.append((f"o{order}", name,
+                            NgramPredictor(m.lm, m.scheme, m.index, PredictConfig(), project)))
         sig = signature("fim-bench", [("language", language), *m6.describe()])
         for key, name, predictor in systems:
             means, seconds = run_system(key, tasks, language, predictor, args.workers, progress)

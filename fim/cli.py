@@ -87,7 +87,7 @@ def load_ngram(args, languages: list[str], tasks: list[FimTask], progress: bool)
     for language, model in models.items():
         mine = [t for t, lang in zip(tasks, languages) if lang == language]
         project = None if args.no_project else ProjectLines(mine, language)
-        out[language] = NgramPredictor(model.lm.model, model.scheme, model.index, cfg, project)
+        out[language] = NgramPredictor(model.lm, model.scheme, model.index, cfg, project)
         print(signature("fim", [*model.describe(), ("predictor", cfg.signature()),
                                 ("project", f"{project.files if project else 0}files")]), file=sys.stderr)
     return out

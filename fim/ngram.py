@@ -22,8 +22,9 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 
-import kenlm
 from rapidfuzz import fuzz
+
+from lm.model import LanguageModel
 
 from parsing.languages import get_language
 from parsing.schemes import Scheme
@@ -137,16 +138,16 @@ class Cache:
 class Scorer:
     """log10 P of symbols given a KenLM state and the symbols before, KenLM mixed with the cache."""
 
-    def __init__(self, model: kenlm.Model, cache: Cache | None, weight: float):
-        self.model = model
+    def __init__(self, lm: LanguageModel, cache: Cache | None, weight: float):
+        self.lm = lm
         self.cache = cache if weight > 0 else None
         self.keep = 1.0 - weight
         self.weight = weight
         self.span = (cache.order - 1) if cache else 0
-        self._scratch = kenlm.State()
+        self._scratch = lm.new_state()
 
     def logp(self, state, history: tuple, w: str, out=None) -> float:
-        lm = self.model.BaseScore(state, w, out if out is not None else self._scratch)
+        lm = self.lm.advance(state, w, out if out is not None else self._scratch)
         if self.cache is None:
             return lm
         return math.log10(self.keep * 10.0 ** lm + self.weight * self.cache.prob(history, w))
@@ -154,10 +155,10 @@ class Scorer:
     def push(self, history: tuple, w: str) -> tuple:
         return (history + (w,))[-self.span:] if self.span else ()
 
-    def run(self, state, history: tuple, symbols) -> tuple[float, kenlm.State, tuple]:
+    def run(self, state, history: tuple, symbols) -> tuple[float, object, tuple]:
         total = 0.0
         for w in symbols:
-            out = kenlm.State()
+            out = self.lm.new_state()
             total += self.logp(state, history, w, out)
             state, history = out, self.push(history, w)
         return total, state, history
@@ -270,33 +271,29 @@ def read_context(task: FimTask, scheme: Scheme, order: int, language: str) -> Co
 
 
 class NgramPredictor:
-    def __init__(self, model: kenlm.Model, scheme: Scheme, index: LineIndex | None, cfg: PredictConfig,
+    def __init__(self, lm: LanguageModel, scheme: Scheme, index: LineIndex | None, cfg: PredictConfig,
                  project: ProjectLines | None = None):
         self.project = project
-        self.model = model
+        self.lm = lm
         self.scheme = scheme
         self.language = scheme.language
         self.index = index
         self.cfg = cfg
-        self.order = model.order
+        self.order = lm.order
         self.lex = LineLexer(scheme)
         self.keywords = _grammar_tokens(scheme)
         self.words = index.words[:150] if index else []
 
     # ---------------------------------------------------------------------------------- scoring
 
-    def start(self, ctx: Context) -> tuple[kenlm.State, tuple]:
+    def start(self, ctx: Context) -> tuple[object, tuple]:
         """KenLM state and the symbols before the middle (for the cache), after the prefix."""
-        state = kenlm.State()
         tail = ctx.pre_symbols[-(self.order - 1):] if self.order > 1 else []
-        if len(ctx.pre_symbols) < self.order - 1:
-            self.model.BeginSentenceWrite(state)
-            tail = ctx.pre_symbols
-        else:
-            self.model.NullContextWrite(state)
-        for w in tail:
-            out = kenlm.State()
-            self.model.BaseScore(state, w, out)
+        sentence = len(ctx.pre_symbols) < self.order - 1
+        state = self.lm.start_state(sentence)
+        for w in ctx.pre_symbols if sentence else tail:
+            out = self.lm.new_state()
+            self.lm.advance(state, w, out)
             state = out
         return state, tuple((["<s>"] + ctx.pre_symbols)[-(self.order - 1):])
 
@@ -429,7 +426,7 @@ class NgramPredictor:
         state, history = start
         layout = ctx.layout.copy()
         g = layout.gap(ctx.pre_gap + indent)
-        out = kenlm.State()
+        out = self.lm.new_state()
         s0 = scorer.logp(state, history, g, out)
         bonus = cfg.token_bonus
         # hypothesis: (score, KenLM state, history, layout, text, tokens)
@@ -446,8 +443,8 @@ class NgramPredictor:
             for s, h, j in best:
                 _, st, hist, lay, text, n = beam[h]
                 sym, tok = vocab[j]
-                out = kenlm.State()
-                scorer.model.BaseScore(st, sym, out)
+                out = self.lm.new_state()
+                self.lm.advance(st, sym, out)
                 lay = lay.copy()
                 lay.token(sym, tok)
                 grown.append((s, out, scorer.push(hist, sym), lay, text + tok, n + 1))
@@ -460,7 +457,7 @@ class NgramPredictor:
                 for gap in ("", " "):
                     lay2 = lay.copy()
                     gsym = lay2.gap(gap)
-                    out = kenlm.State()
+                    out = self.lm.new_state()
                     beam.append((s + scorer.logp(st, hist, gsym, out), out, scorer.push(hist, gsym), lay2,
                                  text + gap, n))
             beam = heapq.nlargest(cfg.beam, beam, key=lambda b: b[0])
@@ -493,7 +490,7 @@ class NgramPredictor:
 
     def predict(self, task: FimTask) -> Prediction:
         ctx = read_context(task, self.scheme, self.order, self.language)
-        scorer = Scorer(self.model, self.cache_for(ctx), self.cfg.cache_weight)
+        scorer = Scorer(self.lm, self.cache_for(ctx), self.cfg.cache_weight)
         start = self.start(ctx)
         preds = self.candidates(task, ctx, scorer, start)
         if not preds:
