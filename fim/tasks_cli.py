@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -42,13 +43,26 @@ def parser():
                    help="only files whose path or archive member contains PATTERN; repeatable")
     p.add_argument("--exclude", action="append", default=[], metavar="PATTERN",
                    help="skip files whose path or archive member matches (glob or substring); repeatable")
+    p.add_argument("--one-version", action="store_true",
+                   help="keep one file per package and type name (the first): for data sets holding several "
+                        "versions of a file, such as CodRep 2018's, where a middle would sit in another version")
     p.add_argument("--force", action="store_true", help="overwrite the --output file if it exists")
     return p
 
 
-def collect(sources: list[str], rules: SkipRules, include=(), exclude=()) -> tuple[list, int]:
+PACKAGE = re.compile(r"^\s*package\s+([\w.]+)", re.M)
+TYPE = re.compile(r"\b(?:class|interface|enum|record)\s+(\w+)")
+
+
+def version_key(name: str, text: str) -> tuple[str, str]:
+    """What the versions of one Java file share: its package and first type name (else its path)."""
+    package, type_ = PACKAGE.search(text), TYPE.search(text)
+    return (package.group(1) if package else "", type_.group(1) if type_ else name)
+
+
+def collect(sources: list[str], rules: SkipRules, include=(), exclude=(), one_version: bool = False) -> tuple[list, int]:
     """([(path, text, eligible lines)], files skipped); a SOURCE without a usable line is a TaskError."""
-    files, skipped, seen = [], 0, set()
+    files, skipped, seen, versions = [], 0, set(), set()
     for src in sources:
         usable = 0
         for raw in iter_raw(src, tuple(exclude), suffixes=SUFFIXES):
@@ -68,6 +82,11 @@ def collect(sources: list[str], rules: SkipRules, include=(), exclude=()) -> tup
                 cli.warning(PROG, e)
                 skipped += 1
                 continue
+            if one_version:
+                key = version_key(raw.name, text)
+                if key in versions:
+                    continue
+                versions.add(key)
             lines = eligible_lines(text, language, rules)
             if lines:
                 files.append((raw.name, text, lines))
@@ -102,7 +121,7 @@ def main(argv=None) -> int:
         if out.exists() and not args.force:
             raise TaskError(f"{out}: exists (use --force to overwrite it)")
         rules = SkipRules(not args.keep_comments, not args.keep_prints, args.min_chars)
-        files, skipped = collect(args.sources, rules, args.include, args.exclude)
+        files, skipped = collect(args.sources, rules, args.include, args.exclude, args.one_version)
         tasks = sample_tasks(files, args.count, args.seed)
         write_json_atomically(out, task_records(tasks))
     except InputError as e:

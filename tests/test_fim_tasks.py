@@ -133,3 +133,15 @@ def test_bad_input_exits_2_and_writes_nothing(tmp_path, capsys, setup, argv, mes
 def test_read_tasks_errors(text, message):
     with pytest.raises(TaskError, match=message):
         read_tasks(text, "t.json")
+
+
+def test_one_version_keeps_one_file_per_package_and_type(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a1.java").write_text(JAVA)
+    (src / "a2.java").write_text(JAVA.replace("x = compute(x);", "x = compute(x + 1);"))   # another version
+    (src / "b.java").write_text(JAVA.replace("class A", "class B"))
+    for flag, files in (([], 3), (["--one-version"], 2)):
+        out = tmp_path / f"t{len(flag)}.json"
+        assert tasks_cli.main([str(src), "--output", str(out), "--count", "100", *flag]) == 0
+        assert len({r["path"] for r in json.loads(out.read_text())}) == files
