@@ -55,25 +55,10 @@ class PythonLayout:
         """The symbol of whitespace `gap`, updating the stack when it starts a logical line."""
         if "\n" not in gap:
             return GAP_MARK + _runs(gap)
-        lines = gap.split("\n")
-        first, last = lines[0], lines[-1]
-        crlf = first.endswith("\r")
-        if crlf:
-            first = first[:-1]
-        blank_ws = any(m.rstrip("\r") for m in lines[1:-1])
-        head = _runs(first) + "|" if first else ""
-        flags = ("r" if crlf else "") + ("w" if blank_ws else "")
         top = self.stack[-1]
-        if self.depth > 0:   # a continuation line: characters relative to the logical line
-            if last == top:
-                shape = "="
-            elif last.startswith(top):
-                shape = "+" + _runs(last[len(top):])
-            elif top.startswith(last):
-                shape = "-" + _runs(top[len(last):])
-            else:
-                shape = "@" + _runs(last)
-            return f"{GAP_MARK}{head}c{len(lines) - 1}{flags}{shape}"
+        if self.depth > 0:   # a continuation line: characters relative to the logical line, as Java's
+            return gap_symbol(gap, top).replace("n", "c", 1)   # (the first 'n' is the newline count's)
+        head, newlines, flags, last = newline_parts(gap)
         if last == top:
             shape = "="
         elif last.startswith(top):
@@ -89,7 +74,7 @@ class PythonLayout:
             if last != self.stack[-1]:
                 self.stack.append(last)
             shape = "@" + _runs(last)
-        return f"{GAP_MARK}{head}n{len(lines) - 1}{flags}{shape}"
+        return f"{GAP_MARK}{head}n{newlines}{flags}{shape}"
 
     def token(self, kind: str, text: str) -> None:
         if kind in OPEN:
@@ -116,4 +101,4 @@ def walk(stream: TokenStream, token_symbol=token_symbol) -> tuple[list[str], lis
 
 
 # At the bottom: parsing.schemes registers this scheme, and each module may be imported first.
-from .schemes import GAP_MARK, _runs, _safe  # noqa: E402
+from .schemes import GAP_MARK, _runs, _safe, gap_symbol, newline_parts  # noqa: E402

@@ -57,23 +57,25 @@ def _runs(ws: str) -> str:
     return "".join(out)
 
 
-@lru_cache(maxsize=1 << 16)
-def gap_symbol(gap: str, indent: str) -> str:
-    """Symbol for whitespace `gap` that starts on a line indented by `indent`."""
-    if "\n" not in gap:
-        return GAP_MARK + _runs(gap)
+def newline_parts(gap: str) -> tuple[str, int, str, str]:
+    """A gap holding a newline, in parts: (trailing whitespace runs and '|', or ''; newlines; the r/w
+    flags; the last line, the indentation)."""
     lines = gap.split("\n")
     first, middle, last = lines[0], lines[1:-1], lines[-1]
     crlf = first.endswith("\r")
     if crlf:
         first = first[:-1]
-    blank_ws = False
-    for m in middle:
-        if m.endswith("\r"):
-            m = m[:-1]
-        blank_ws = blank_ws or bool(m)
+    blank_ws = any(m[:-1] if m.endswith("\r") else m for m in middle)
     head = _runs(first) + "|" if first else ""
-    flags = ("r" if crlf else "") + ("w" if blank_ws else "")
+    return head, len(lines) - 1, ("r" if crlf else "") + ("w" if blank_ws else ""), last
+
+
+@lru_cache(maxsize=1 << 16)
+def gap_symbol(gap: str, indent: str) -> str:
+    """Symbol for whitespace `gap` that starts on a line indented by `indent`."""
+    if "\n" not in gap:
+        return GAP_MARK + _runs(gap)
+    head, newlines, flags, last = newline_parts(gap)
     if last == indent:
         shape = "="
     elif last.startswith(indent):
@@ -82,7 +84,7 @@ def gap_symbol(gap: str, indent: str) -> str:
         shape = "-" + _runs(indent[len(last):])
     else:
         shape = "@" + _runs(last)
-    return f"{GAP_MARK}{head}n{len(lines) - 1}{flags}{shape}"
+    return f"{GAP_MARK}{head}n{newlines}{flags}{shape}"
 
 
 @dataclass(frozen=True)
