@@ -12,7 +12,6 @@ of a single-line completion too). The summary is the plain mean of each column.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, fields
 from typing import Sequence
 
@@ -22,6 +21,7 @@ from rapidfuzz.distance import Levenshtein
 from sacrebleu.metrics import BLEU, CHRF
 
 from evaluation.common import InputError
+from formats.files import json_objects
 from evaluation.fim_agreement import parse_annotation
 
 CHRF_CHAR_ORDER = 6
@@ -73,16 +73,8 @@ def mean_scores(rows: Sequence[FimScores]) -> FimScores:
 def parse_records(text: str, source: str) -> list[FimExample]:
     """A JSON list of {prefix, middle, suffix, generated} objects, or the study's records (bin/fim's output)
     {middle, fill, original_code, generated_code, correct}; middle and generated (or fill) are required."""
-    try:
-        records = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(f"{source}:{error.lineno}: not JSON ({error.msg})") from None
-    if not isinstance(records, list):
-        raise InputError(f"{source}: expected a JSON list of records, got {type(records).__name__}")
     examples = []
-    for index, record in enumerate(records):
-        if not isinstance(record, dict):
-            raise InputError(f"{source}: record {index} is not an object")
+    for index, record in enumerate(json_objects(text, source, "record")):
         hypothesis = "generated" if "generated" in record or "fill" not in record else "fill"
         for key in ("middle", hypothesis):
             if not isinstance(record.get(key), str):

@@ -9,12 +9,11 @@ objects with `prefix`, `middle`, `suffix`, plus `path` and `line` (1-based) sayi
 """
 from __future__ import annotations
 
-import json
 import random
 import re
 from dataclasses import asdict, dataclass
 
-from formats.files import InputError
+from formats.files import InputError, json_objects
 from parsing.languages import Language
 
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -131,18 +130,11 @@ def task_records(tasks: list[FimTask]) -> list[dict]:
 def read_tasks(text: str, source: str) -> list[FimTask]:
     """Tasks from the study's JSON (a list of objects with string `prefix` and `suffix`; `middle` is
     optional, for tasks whose answer is not known)."""
-    try:
-        records = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise TaskError(f"{source}:{e.lineno}: not JSON ({e.msg})") from None
-    if not isinstance(records, list):
-        raise TaskError(f"{source}: expected a JSON list of tasks, got {type(records).__name__}")
+    records = json_objects(text, source, "task")
     if not records:
         raise TaskError(f"{source}: no tasks")
     tasks = []
     for i, r in enumerate(records):
-        if not isinstance(r, dict):
-            raise TaskError(f"{source}: task {i} is not an object")
         for key in ("prefix", "suffix"):
             if not isinstance(r.get(key), str):
                 raise TaskError(f"{source}: task {i} has no string {key!r}")

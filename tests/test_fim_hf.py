@@ -1,14 +1,12 @@
 """bin/fim --hf-model on a tiny randomly initialised GPT-2 with FIM special tokens that the test builds in a
 temporary folder (a character-level tokenizer, a few kB of weights): the real loading, prompting, greedy
 generation and the study's post-processing run; nothing is downloaded."""
-import io
 import json
 import os
-from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
 
-from fim import cli
+from conftest import run_fim
 from fim.records import first_code_line
 
 FIM = ["<fim_prefix>", "<fim_suffix>", "<fim_middle>"]
@@ -49,13 +47,6 @@ def build_tiny_model(folder, fim_tokens=True):
                                      bos_token_id=0, eos_token_id=0)
     transformers.GPT2LMHeadModel(config).save_pretrained(folder)
     return vocab
-
-
-def run_fim(argv):
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = cli.main(argv)
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture

@@ -3,13 +3,13 @@ build: exact predictions where the file shows the line in the same context, the 
 order, the symbols of pieces agreeing with the whole file's, and bad input (exit 2, nothing written)."""
 import io
 import json
-from contextlib import redirect_stderr, redirect_stdout
+from contextlib import redirect_stdout
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from evaluation import cli as evaluate_cli
-from fim import cli
+from conftest import run_fim
 from fim.layout import feed, new_layout, pieces
 from fim.tasks import line_spans, task_at
 from parsing.schemes import get_scheme
@@ -35,31 +35,24 @@ PY_CORPUS = {
 PY_FILE = "def h(y):\n    if y:\n        return y + 1\n    return 0\n\n\ndef k(y):\n    if y:\n        return y + 1\n    return 0\n"
 
 
-def run_fim(argv):
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = cli.main(argv)
-    return code, out.getvalue(), err.getvalue()
+def build_model(out, corpus, scheme):
+    from lm.build import BuildConfig, build
+    build(BuildConfig((str(corpus),), order=4, scheme=scheme, output=out), progress=False)
+    return out
 
 
 @pytest.fixture
 def text_model(tmp_path, tiny_corpus, lmplz_available):
-    from lm.build import BuildConfig, build
-    out = tmp_path / "text.bin"
-    build(BuildConfig((str(tiny_corpus),), order=4, scheme="text", output=out), progress=False)
-    return out
+    return build_model(tmp_path / "text.bin", tiny_corpus, "text")
 
 
 @pytest.fixture
 def python_model(tmp_path, lmplz_available):
-    from lm.build import BuildConfig, build
     corpus = tmp_path / "pycorpus"
     corpus.mkdir()
     for name, text in PY_CORPUS.items():
         (corpus / name).write_text(text)
-    out = tmp_path / "py.bin"
-    build(BuildConfig((str(corpus),), order=4, scheme="python", output=out), progress=False)
-    return out
+    return build_model(tmp_path / "py.bin", corpus, "python")
 
 
 def write_tasks(tmp_path, name, text, lines):

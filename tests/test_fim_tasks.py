@@ -5,7 +5,8 @@ import json
 import pytest
 
 from fim import tasks_cli
-from fim.tasks import SkipRules, TaskError, eligible_lines, line_spans, read_tasks
+from formats.files import InputError
+from fim.tasks import SkipRules, eligible_lines, line_spans, read_tasks
 from parsing.languages import get_language
 
 JAVA = """package p;
@@ -131,7 +132,7 @@ def test_bad_input_exits_2_and_writes_nothing(tmp_path, capsys, setup, argv, mes
     ('[1]', "task 0 is not an object"),
 ])
 def test_read_tasks_errors(text, message):
-    with pytest.raises(TaskError, match=message):
+    with pytest.raises(InputError, match=message):   # TaskError is one
         read_tasks(text, "t.json")
 
 
