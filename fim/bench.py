@@ -28,8 +28,8 @@ from unnatural.signature import signature
 
 from . import tasks_cli
 from .index import index_path, is_comment_line
-from .model import (DEFAULT_ORDER, FIM_SCHEMES, JAVA_HELDOUT, PYTHON_HELDOUT, FimModel, default_model, ensure_index,
-                    python_stdlib)
+from .model import (DEFAULT_ORDER, FIM_SCHEMES, JAVA_HELDOUT, PYTHON_HELDOUT, FimModel, default_model,
+                    drop_if_stale, ensure_index, python_stdlib)
 from .ngram import NgramPredictor, PredictConfig
 from .project import ProjectLines
 from .tasks import LINE_BREAK, FimTask, SkipRules, sample_tasks
@@ -50,6 +50,7 @@ def held_out_tasks(language: str, count: int, seed: int) -> list[FimTask]:
 
 def model_for(language: str, order: int, progress: bool) -> Path:
     spec = default_model(language, order)
+    drop_if_stale(spec, "fim-bench")
     if not spec.path.exists():
         print(f"building {spec.path.name}", file=sys.stderr)
         build(BuildConfig(spec.sources, order, FIM_SCHEMES[language], spec.path, spec.exclude, 2), progress)

@@ -4,7 +4,7 @@ on first use.
 
 Default models (order 6; `make fim-bench` compares orders 3-8):
 - Java: the JDK sources in corpora/, less the packages the demo and the benchmark test on (the ranker's
-  hold-out, `lm.build.DEMO_HELDOUT`): `.models/default-text-o6.bin`.
+  hold-out, `lm.build.HELD_OUT`): `.models/default-text-o6.bin`.
 - Python: the standard library of the machine's Python, the newest `/usr/lib/python3.N/` (Debian's, so
   every Debian machine has it), less the modules the benchmark tests on (PYTHON_HELDOUT) and generated or
   installed code (PYTHON_EXCLUDE): `.models/stdlib-python-o6.bin`.
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from formats.files import InputError
-from lm.build import DEMO_HELDOUT, BuildConfig, build
+from lm.build import HELD_OUT, BuildConfig, build
 from lm.model import LanguageModel, model_fields
 from unnatural import ROOT
 from parsing.languages import Language, get_language
@@ -28,7 +28,7 @@ from .index import LineIndex, build_index, index_path
 
 DEFAULT_ORDER = 6
 FIM_SCHEMES = {"java": "text", "python": "python"}   # the scheme each language's FIM model must have
-JAVA_HELDOUT = DEMO_HELDOUT
+JAVA_HELDOUT = HELD_OUT
 PYTHON_HELDOUT = ("/asyncio/", "/email/", "/json/", "/logging/")
 PYTHON_EXCLUDE = ("/encodings/", "/site-packages/", "/dist-packages/", "/lib2to3/tests/data/")
 
@@ -71,8 +71,18 @@ def default_model(language: str, order: int = DEFAULT_ORDER, holdout: bool = Tru
     raise ModelError(f"no default fill-in-the-middle model for {language}")
 
 
+def drop_if_stale(spec: DefaultModel, prog: str) -> None:
+    """Remove a default model (and its index) built with other exclusions than the default's now."""
+    if spec.path.exists() and tuple(LanguageModel(spec.path).signature.get("exclude", ())) != spec.exclude:
+        print(f"{prog}: {spec.path.relative_to(ROOT)} leaves out other files than the default now does; "
+              "rebuilding it", file=sys.stderr)
+        index_path(spec.path).unlink(missing_ok=True)
+        spec.path.unlink()
+
+
 def ensure_default(spec: DefaultModel, prog: str, progress: bool = True, workers: int | None = None) -> Path:
-    """Build the default model (and its line index) once."""
+    """Build the default model (and its line index) once, and again when what it leaves out has changed."""
+    drop_if_stale(spec, prog)
     if not spec.path.exists():
         print(f"{prog}: no default {spec.language} model yet; building {spec.path.relative_to(ROOT)} from "
               f"{', '.join(spec.sources)} (once, a few minutes)", file=sys.stderr)

@@ -28,6 +28,7 @@ from lm.model import LanguageModel
 
 from parsing.languages import get_language
 from parsing.schemes import Scheme
+from parsing.style import indentation_of, line_indents
 
 from .index import LineIndex, is_comment_line
 from .layout import LineLexer, feed, new_layout, pieces
@@ -193,20 +194,6 @@ def _leading(line: str) -> str:
     return line[: len(line) - len(line.lstrip(" \t"))]
 
 
-def indent_unit(lines: list[str]) -> str:
-    """The file's usual one-level indentation step (four spaces when it shows none)."""
-    steps: Counter = Counter()
-    prev = None
-    for line in lines:
-        if not line.strip():
-            continue
-        ind = _leading(line)
-        if prev is not None and len(ind) > len(prev) and ind.startswith(prev):
-            steps[ind[len(prev):]] += 1
-        prev = ind
-    return steps.most_common(1)[0][0] if steps else "    "
-
-
 def indentations(pre_lines: list[str], suf_lines: list[str], unit: str) -> list[str]:
     """The previous and next non-blank lines' indentation, one step deeper and shallower."""
     prev = next((_leading(x) for x in reversed(pre_lines) if x.strip()), "")
@@ -226,14 +213,16 @@ def read_context(task: FimTask, scheme: Scheme, order: int, language: str) -> Co
     pre_symbols: list[str] = []
     feed(layout, scheme, pre_tokens, pre_symbols)
     suffix = task.suffix
-    suf_tokens, suf_end = pieces(scheme.tokenize(suffix))
+    suf_stream = scheme.tokenize(suffix)
+    suf_tokens, suf_end = pieces(suf_stream)
     window = suf_tokens[: max(order, 2)]
     suffix_gap = suf_tokens[0][0] if suf_tokens else suf_end
     pre_lines = LINE_BREAK.split(task.prefix)
     suf_lines = LINE_BREAK.split(suffix)
     at_line_start = not task.prefix or task.prefix.endswith(("\n", "\r"))
     if at_line_start:
-        indents = indentations(pre_lines[:-1], suf_lines[1:], indent_unit(pre_lines + suf_lines))
+        unit = indentation_of(line_indents(pre_stream) + line_indents(suf_stream)).unit
+        indents = indentations(pre_lines[:-1], suf_lines[1:], unit)
     else:
         indents = [""]
     stripped_pre = [x.strip() for x in pre_lines if x.strip()]
