@@ -97,6 +97,7 @@ def load_ngram(args, languages: list[str], tasks: list[FimTask], progress: bool)
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
     progress = not args.quiet
+    _worker.clear()   # what a previous in-process run loaded (a test's, say) must not answer for this one
     try:
         if args.model is not None and args.hf_model is not None:
             raise InputError("give --model or --hf-model, not both")
