@@ -21,7 +21,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from formats.files import InputError, read_text
-from parsing.languages import get_language, language_of
+from parsing.languages import language_of
 from unnatural import cli
 from unnatural.signature import signature
 
@@ -68,11 +68,11 @@ def _predict_one(i: int) -> str:
     return _worker["ngram"][language].predict(task).fill
 
 
-def load_ngram(args, languages: list[str], tasks: list[FimTask], progress: bool) -> dict[str, NgramPredictor]:
+def load_ngram(args, model: FimModel | None, languages: list[str], tasks: list[FimTask],
+               progress: bool) -> dict[str, NgramPredictor]:
     cfg = PredictConfig(beam=args.beam)
     models: dict[str, FimModel] = {}
-    if args.model is not None:
-        model = FimModel(args.model, PROG, progress)
+    if model is not None:
         for i, language in enumerate(languages):
             if language != model.language.name:
                 where = tasks[i].path or f"task {i}"
@@ -106,9 +106,8 @@ def main(argv=None) -> int:
         else:
             text, source = read_text(args.tasks), args.tasks
         tasks = read_tasks(text, source)
-        fallback = args.language or "java"
-        if args.model is not None and args.language is None:
-            fallback = get_language(FimModel(args.model, PROG, progress).language.name).name
+        model = FimModel(args.model, PROG, progress) if args.model is not None else None
+        fallback = args.language or (model.language.name if model is not None else "java")
         languages = task_languages(tasks, fallback)
         _worker.update(tasks=tasks, languages=languages)
         if args.hf_model is not None:
@@ -120,7 +119,7 @@ def main(argv=None) -> int:
             print(_worker["hf"].signature(), file=sys.stderr)
             workers = 1    # torch parallelises itself
         else:
-            _worker["ngram"] = load_ngram(args, languages, tasks, progress)
+            _worker["ngram"] = load_ngram(args, model, languages, tasks, progress)
             workers = args.workers
     except InputError as e:     # TaskError and ModelError too
         raise cli.CommandError(e) from None

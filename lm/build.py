@@ -114,7 +114,7 @@ def build(cfg: BuildConfig, progress: bool = True) -> dict:
         files = chain.from_iterable(iter_raw(s, cfg.exclude, suffixes=suffixes) for s in cfg.sources)
         stats = write_corpus(files, cfg.scheme, corpus, cfg.workers, progress, sources=cfg.sources)
         if stats.files == 0:
-            raise EmptyCorpus("empty corpus: no Java file could be read from " + ", ".join(cfg.sources))
+            raise EmptyCorpus("empty corpus: no source file could be read from " + ", ".join(cfg.sources))
         t_tok = time.time()
         if progress:
             print(f"lmplz: order {cfg.order} on {stats.tokens:,} tokens from {stats.files:,} files",
