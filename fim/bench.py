@@ -22,13 +22,13 @@ from rapidfuzz import fuzz
 from tqdm import tqdm
 
 from evaluation.fim import FimExample, mean_scores, score_example
-from lm.build import BuildConfig, build
+from lm.build import build
 from unnatural import ROOT, cli
 from unnatural.signature import signature
 
 from . import tasks_cli
 from .index import index_path, is_comment_line
-from .model import (DEFAULT_ORDER, FIM_SCHEMES, JAVA_HELDOUT, PYTHON_HELDOUT, FimModel, default_model,
+from .model import (DEFAULT_ORDER, JAVA_HELDOUT, PYTHON_HELDOUT, FimModel, default_model,
                     drop_if_stale, ensure_index, python_stdlib)
 from .ngram import NgramPredictor, PredictConfig
 from .project import ProjectLines
@@ -53,7 +53,7 @@ def model_for(language: str, order: int, progress: bool) -> Path:
     drop_if_stale(spec, "fim-bench")
     if not spec.path.exists():
         print(f"building {spec.path.name}", file=sys.stderr)
-        build(BuildConfig(spec.sources, order, FIM_SCHEMES[language], spec.path, spec.exclude, 2), progress)
+        build(spec.config(2), progress)
     index = index_path(spec.path)
     default_index = index_path(default_model(language, DEFAULT_ORDER).path)
     if not index.exists() and default_index.exists():

@@ -50,24 +50,26 @@ def python_stdlib() -> Path | None:
 @dataclass(frozen=True)
 class DefaultModel:
     language: str
+    order: int
     path: Path
     sources: tuple[str, ...]
     exclude: tuple[str, ...]
 
+    def config(self, workers: int | None = None) -> BuildConfig:
+        return BuildConfig(self.sources, self.order, FIM_SCHEMES[self.language], self.path, self.exclude, workers)
 
-def default_model(language: str, order: int = DEFAULT_ORDER, holdout: bool = True) -> DefaultModel:
+
+def default_model(language: str, order: int = DEFAULT_ORDER) -> DefaultModel:
     if language == "java":
-        name = f"default-text-o{order}" + ("" if holdout else "-all")
-        return DefaultModel("java", ROOT / ".models" / f"{name}.bin", (str(ROOT / "corpora"),),
-                            JAVA_HELDOUT if holdout else ())
+        return DefaultModel("java", order, ROOT / ".models" / f"default-text-o{order}.bin", (str(ROOT / "corpora"),),
+                            JAVA_HELDOUT)
     if language == "python":
         stdlib = python_stdlib()
         if stdlib is None:
             raise ModelError("no Python standard library under /usr/lib/python3.N/ to build the default Python "
                              "model from; build one with bin/build-lm --scheme python SOURCE and give --model")
-        name = f"stdlib-python-o{order}" + ("" if holdout else "-all")
-        return DefaultModel("python", ROOT / ".models" / f"{name}.bin", (str(stdlib),),
-                            PYTHON_EXCLUDE + (PYTHON_HELDOUT if holdout else ()))
+        return DefaultModel("python", order, ROOT / ".models" / f"stdlib-python-o{order}.bin", (str(stdlib),),
+                            PYTHON_EXCLUDE + PYTHON_HELDOUT)
     raise ModelError(f"no default fill-in-the-middle model for {language}")
 
 
@@ -86,11 +88,8 @@ def ensure_default(spec: DefaultModel, prog: str, progress: bool = True, workers
     if not spec.path.exists():
         print(f"{prog}: no default {spec.language} model yet; building {spec.path.relative_to(ROOT)} from "
               f"{', '.join(spec.sources)} (once, a few minutes)", file=sys.stderr)
-        cfg = BuildConfig(spec.sources, DEFAULT_ORDER if f"-o{DEFAULT_ORDER}" in spec.path.name else
-                          int(re.search(r"-o(\d+)", spec.path.name).group(1)),
-                          FIM_SCHEMES[spec.language], spec.path, spec.exclude, workers)
         with contextlib.redirect_stdout(sys.stderr):
-            build(cfg, progress=progress)
+            build(spec.config(workers), progress=progress)
     ensure_index(spec.path, prog, progress)
     return spec.path
 
