@@ -29,7 +29,7 @@ from .model import FIM_SCHEMES, FimModel, ModelError, default_model, ensure_defa
 from .ngram import NgramPredictor, PredictConfig
 from .project import ProjectLines
 from .records import record
-from .tasks import FimTask, TaskError, read_tasks
+from .tasks import FimTask, read_tasks
 
 PROG = "fim"
 _worker: dict = {}
