@@ -10,9 +10,9 @@ KENLM_SDIST := .tools/kenlm-$(KENLM_VERSION).tar.gz
 LMPLZ := .tools/kenlm/bin/lmplz
 SHARED ?= ../shared
 
-.PHONY: setup test quick demo bench compare-orders stamina-bench data lossless devsets help
+.PHONY: setup test quick demo bench compare-orders stamina-bench fim-bench data lossless devsets help
 help:
-	@echo "make setup | test | quick | demo | bench | compare-orders | stamina-bench | data | lossless | devsets"
+	@echo "make setup | test | quick | demo | bench | compare-orders | stamina-bench | fim-bench | data | lossless | devsets"
 
 EXT := $(shell python3 -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
 NATIVE := lm/_native$(EXT) ranker/_native$(EXT) parsing/_native$(EXT) automata/_native$(EXT)
@@ -25,11 +25,11 @@ setup: .tools/debs.stamp .venv/.installed $(LMPLZ) .venv/.kenlm $(NATIVE) corpor
 	bin/setup-debian
 	@touch $@
 
-# the project with its build, test and StaMinA-comparison extras, at the versions of constraints.txt
+# the project with its build, test, StaMinA-comparison and FIM-transformer extras, at the versions of constraints.txt
 .venv/.installed: pyproject.toml constraints.txt
 	python3 -m venv .venv
 	.venv/bin/pip install -q -c constraints.txt --upgrade pip setuptools wheel
-	.venv/bin/pip install -q -c constraints.txt -e '.[build,test,stamina]'
+	.venv/bin/pip install -q -c constraints.txt -e '.[build,test,stamina,fim]'
 	@touch $@
 
 $(KENLM_SDIST): | .venv/.installed
@@ -129,3 +129,8 @@ stamina-bench: setup data
 compare-orders: setup data
 	bin/compare-orders --orders 3-8 --schemes kind,text --train .data/codrep2018/Dataset1 .data/codrep2018/Dataset2 --eval .data/codrep2019/validation --output .bench/compare
 	@mkdir -p docs && cp .bench/compare/compare.md docs/compare.md && cp .bench/compare/*.png docs/ 2>/dev/null || true
+
+# Fill-in-the-middle: 500 tasks from held-out JDK packages and 500 from held-out Python standard-library
+# modules, the n-gram predictor at orders 3-8 against two baselines. Writes docs/fim.md.
+fim-bench: setup
+	bin/fim-bench --output .bench/fim --workers 2 --docs docs/fim.md

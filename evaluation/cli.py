@@ -161,6 +161,8 @@ def _run_fim(args: argparse.Namespace, out: TextIO) -> None:
             raise InputError("give either a JSON records file or --middles with --generations, not both")
         text, source = _read_text(args.records)
         examples = fim.parse_records(text, source)
+    elif args.annotations:
+        raise InputError("--annotations needs a JSON records file")
     elif args.middles and args.generations:
         middles, middle_source = _read_text(args.middles)
         generations, generated_source = _read_text(args.generations)
@@ -178,7 +180,24 @@ def _run_fim(args: argparse.Namespace, out: TextIO) -> None:
     print(f"examples: {len(rows)}", file=out)
     for name in fim.METRIC_NAMES:
         print(f"{name}: {getattr(means, name):.5f}", file=out)
+    if args.annotations:
+        _print_agreement(examples, rows, out)
     print(signature("fim", fim.options_signature()), file=out)
+
+
+def _print_agreement(examples, rows, out: TextIO) -> None:
+    """The study's check: each metric's correlation with the records' `correct` annotations, ranked."""
+    from evaluation.fim_agreement import agreements
+    annotated = [(e.correct, row) for e, row in zip(examples, rows) if e.correct is not None]
+    if not annotated:
+        raise InputError("--annotations: no record has its 'correct' field filled (yes/no or 1/0)")
+    labels = [c for c, _ in annotated]
+    # similarity is 1 - normalised Levenshtein: the study compared exact match, chrF, Levenshtein and BLEU
+    columns = {name: [getattr(row, name) for _, row in annotated] for name in ("exact_match", "chrf", "levenshtein", "bleu")}
+    print(f"annotated: {len(labels)} ({sum(labels)} correct)", file=out)
+    print("rank\tmetric\tpoint_biserial\tspearman\tagreement", file=out)
+    for rank, a in enumerate(agreements(columns, labels), 1):
+        print(f"{rank}\t{a.metric}\t{a.point_biserial:.5f}\t{a.spearman:.5f}\t{a.agreement:.5f}", file=out)
 
 
 # --- stamina ----------------------------------------------------------------------------------------------
@@ -229,7 +248,11 @@ def build_parser() -> cli.ArgumentParser:
     plur_parser.set_defaults(run=_run_plur)
 
     fim_parser = tasks.add_parser("fim", help="single-line fill-in-the-middle")
-    fim_parser.add_argument("records", nargs="?", help="JSON list of {prefix, middle, suffix, generated}")
+    fim_parser.add_argument("records", nargs="?", help="JSON list of {prefix, middle, suffix, generated}, or "
+                            "the study's records from bin/fim {middle, fill, original_code, generated_code, correct}")
+    fim_parser.add_argument("--annotations", action="store_true",
+                            help="also correlate each metric with the records' filled 'correct' fields "
+                                 "(point-biserial and Spearman), ranked by agreement")
     fim_parser.add_argument("--middles", help="file of true middles, one per line")
     fim_parser.add_argument("--generations", help="file of generated middles, one per line")
     fim_parser.add_argument("--per-example", action="store_true", help="also print one row per example")

@@ -12,7 +12,6 @@ of a single-line completion too). The summary is the plain mean of each column.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, fields
 from typing import Sequence
 
@@ -22,6 +21,8 @@ from rapidfuzz.distance import Levenshtein
 from sacrebleu.metrics import BLEU, CHRF
 
 from evaluation.common import InputError
+from formats.files import json_objects
+from evaluation.fim_agreement import parse_annotation
 
 CHRF_CHAR_ORDER = 6
 CHRF_WORD_ORDER = 0
@@ -36,6 +37,7 @@ class FimExample:
     generated: str
     prefix: str = ""
     suffix: str = ""
+    correct: bool | None = None   # a person's annotation of the study's records, when given
 
 
 @dataclass(frozen=True)
@@ -69,26 +71,21 @@ def mean_scores(rows: Sequence[FimScores]) -> FimScores:
 
 
 def parse_records(text: str, source: str) -> list[FimExample]:
-    """A JSON list of {prefix, middle, suffix, generated} objects; middle and generated are required."""
-    try:
-        records = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(f"{source}:{error.lineno}: not JSON ({error.msg})") from None
-    if not isinstance(records, list):
-        raise InputError(f"{source}: expected a JSON list of records, got {type(records).__name__}")
+    """A JSON list of {prefix, middle, suffix, generated} objects, or the study's records (bin/fim's output)
+    {middle, fill, original_code, generated_code, correct}; middle and generated (or fill) are required."""
     examples = []
-    for index, record in enumerate(records):
-        if not isinstance(record, dict):
-            raise InputError(f"{source}: record {index} is not an object")
-        for key in ("middle", "generated"):
+    for index, record in enumerate(json_objects(text, source, "record")):
+        hypothesis = "generated" if "generated" in record or "fill" not in record else "fill"
+        for key in ("middle", hypothesis):
             if not isinstance(record.get(key), str):
                 raise InputError(f"{source}: record {index} has no string {key!r}")
         for key in ("prefix", "suffix"):
             if not isinstance(record.get(key, ""), str):
                 raise InputError(f"{source}: record {index} has a non-string {key!r}")
         examples.append(FimExample(
-            middle=record["middle"], generated=record["generated"],
+            middle=record["middle"], generated=record[hypothesis],
             prefix=record.get("prefix", ""), suffix=record.get("suffix", ""),
+            correct=parse_annotation(record.get("correct"), f"{source}: record {index}"),
         ))
     return examples
 

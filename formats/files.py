@@ -32,6 +32,22 @@ def decode(data: bytes, name: str) -> str:
         raise InputError(f"{name}: not UTF-8 (byte 0x{data[e.start]:02x} at {e.start}); skipped") from None
 
 
+def json_objects(text: str, source: str, what: str) -> list[dict]:
+    """A JSON list of objects (`what`: 'task', 'record', for messages), or an InputError naming `source` and
+    the first bad item."""
+    import json
+    try:
+        items = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(f"{source}:{error.lineno}: not JSON ({error.msg})") from None
+    if not isinstance(items, list):
+        raise InputError(f"{source}: expected a JSON list of {what}s, got {type(items).__name__}")
+    for index, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise InputError(f"{source}: {what} {index} is not an object")
+    return items
+
+
 def read_source(path: Path) -> str:
     """A source file's text (see `decode`)."""
     try:

@@ -45,9 +45,11 @@ def shape_of(path: Path) -> str:
     raise SourceError(f"{path}: no such file or folder")
 
 
-def iter_raw(source: str | Path, exclude: tuple[str, ...] = (), origin: str | None = None) -> Iterator[RawFile]:
+def iter_raw(source: str | Path, exclude: tuple[str, ...] = (), origin: str | None = None,
+             suffixes: tuple[str, ...] = (".java",)) -> Iterator[RawFile]:
     """Every file a SOURCE holds, as raw bytes (decoding and dedup happen downstream); `origin`: the SOURCE
-    argument a folder entry was found under."""
+    argument a folder entry was found under; `suffixes`: the source files searched for in folders and
+    archives (`.java`; `.py` for Python)."""
     path = Path(source)
     shape = shape_of(path)
     src = origin or str(source)
@@ -57,7 +59,7 @@ def iter_raw(source: str | Path, exclude: tuple[str, ...] = (), origin: str | No
         except OSError as e:
             yield RawFile(src, str(path), b"", "java", f"cannot read ({e.strerror})")
     elif shape == "archive":
-        yield from _archive(path, src, exclude)
+        yield from _archive(path, src, exclude, suffixes)
     elif shape == "codrep2018":
         for task in sorted((path / codrep2018.TASKS).glob("*.txt"), key=sort_key):
             yield RawFile(src, str(task), codrep2018.task_body(task.read_bytes()), "codrep2018")
@@ -70,23 +72,23 @@ def iter_raw(source: str | Path, exclude: tuple[str, ...] = (), origin: str | No
         for entry in sorted(path.iterdir()):
             if entry.name.startswith(".") or entry.name == "README.md":
                 continue
-            if entry.is_dir() or entry.suffix in (".zip", ".jar", ".java"):
-                if entry.suffix == ".java" and _excluded(str(entry), exclude):
+            if entry.is_dir() or entry.suffix in (".zip", ".jar") + suffixes:
+                if entry.suffix in suffixes and _excluded(str(entry), exclude):
                     continue
                 try:
-                    yield from iter_raw(entry, exclude, src)
+                    yield from iter_raw(entry, exclude, src, suffixes)
                 except SourceError as e:   # one broken entry (a dangling link, a bad zip) is skipped
                     yield RawFile(src, str(entry), b"", "java", str(e).removeprefix(f"{entry}: "))
 
 
-def _archive(path: Path, src: str, exclude) -> Iterator[RawFile]:
+def _archive(path: Path, src: str, exclude, suffixes=(".java",)) -> Iterator[RawFile]:
     try:
         zf = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError) as e:
         raise SourceError(f"{path}: not a readable zip or jar ({e})") from None
     with zf:
         for info in zf.infolist():
-            if info.is_dir() or not info.filename.endswith(".java") or _excluded(info.filename, exclude):
+            if info.is_dir() or not info.filename.endswith(suffixes) or _excluded(info.filename, exclude):
                 continue
             yield RawFile(src, f"{path}!{info.filename}", zf.read(info), "archive")
 

@@ -19,7 +19,8 @@ from typing import Iterable
 from tqdm import tqdm
 
 from formats.sources import RawFile, iter_raw
-from parsing.schemes import DEFAULT_SCHEME
+from parsing.languages import get_language
+from parsing.schemes import DEFAULT_SCHEME, get_scheme
 from unnatural import ROOT
 from unnatural.signature import versions
 
@@ -92,7 +93,7 @@ def _sign(output: Path, order: int, stats: CorpusStats, exclude, made: dict, t0:
         "files": stats.files, "tokens": stats.tokens, "skipped": stats.skipped,
         "exclude": list(exclude),
         "lmplz": made["lmplz"], "arpa_bytes": made["arpa_bytes"], "binary_bytes": made["binary_bytes"],
-        "versions": versions(),
+        "versions": versions("tree-sitter-python") if stats.scheme == "python" else versions(),
         "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "seconds": {"tokenize": round(t_tok - t0, 1), "lmplz": made["seconds"]["lmplz"],
                     "total": round(time.time() - t0, 1)},
@@ -109,10 +110,11 @@ def build(cfg: BuildConfig, progress: bool = True) -> dict:
     with tempfile.TemporaryDirectory(prefix="unnatural-lm-", dir=out.parent) as tmp:
         tmp = Path(tmp)
         corpus = tmp / "corpus.txt"
-        files = chain.from_iterable(iter_raw(s, cfg.exclude) for s in cfg.sources)
+        suffixes = get_language(get_scheme(cfg.scheme).language).suffixes   # .java, or .py for `python`
+        files = chain.from_iterable(iter_raw(s, cfg.exclude, suffixes=suffixes) for s in cfg.sources)
         stats = write_corpus(files, cfg.scheme, corpus, cfg.workers, progress, sources=cfg.sources)
         if stats.files == 0:
-            raise EmptyCorpus("empty corpus: no Java file could be read from " + ", ".join(cfg.sources))
+            raise EmptyCorpus("empty corpus: no source file could be read from " + ", ".join(cfg.sources))
         t_tok = time.time()
         if progress:
             print(f"lmplz: order {cfg.order} on {stats.tokens:,} tokens from {stats.files:,} files",

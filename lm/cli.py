@@ -1,4 +1,4 @@
-"""bin/build-lm: train a KenLM n-gram model on Java corpora."""
+"""bin/build-lm: train a KenLM n-gram model on Java corpora (on Python files with --scheme python)."""
 from __future__ import annotations
 
 import sys

@@ -18,7 +18,6 @@ from tqdm import tqdm
 
 from formats.files import InputError, decode
 from formats.sources import RawFile
-from parsing.java import tokenize
 from parsing.schemes import get_scheme
 
 
@@ -71,10 +70,11 @@ def _encode(job):
         text = decode(data, name)
     except InputError as e:
         return index, None, str(e)
-    stream = tokenize(text)
+    scheme = get_scheme(scheme_name)
+    stream = scheme.tokenize(text)
     if not len(stream):
         return index, None, "no tokens"
-    return index, " ".join(get_scheme(scheme_name).symbols(stream)), len(stream)
+    return index, " ".join(scheme.symbols(stream)), len(stream)
 
 
 def write_corpus(files: Iterable[RawFile], scheme: str, outs: Path | Sequence[Path], workers: int | None = None,

@@ -49,6 +49,21 @@ class LanguageModel:
     def order(self) -> int:
         return self.model.order
 
+    # State by state, for callers that extend many histories (fill-in-the-middle's candidates and beam):
+    # log10 P(symbol | state), the state after it written into `out`.
+    @staticmethod
+    def new_state() -> kenlm.State:
+        return kenlm.State()
+
+    def start_state(self, sentence: bool = True) -> kenlm.State:
+        """The state at the start of a sentence (after <s>), or with no context at all."""
+        state = kenlm.State()
+        (self.model.BeginSentenceWrite if sentence else self.model.NullContextWrite)(state)
+        return state
+
+    def advance(self, state: kenlm.State, symbol: str, out: kenlm.State) -> float:
+        return self.model.BaseScore(state, symbol, out)
+
     def symbol_scores(self, symbols: list[str], eos: bool = True) -> list[float]:
         """log10 P(symbol | history) of each symbol (plus </s> when eos), <s> implied."""
         base = self.model.BaseScore
@@ -84,9 +99,10 @@ def model_fields(signature: dict) -> list[tuple[str, object]]:
     ver = signature.get("versions") or {}
     names = [Path(s["source"].rstrip("/")).name for s in signature.get("sources", [])]
     corpus = f"{'+'.join(names) or '?'}({signature.get('files', '?')}files)"
+    grammar = "tree-sitter-python" if signature.get("scheme") == "python" else "tree-sitter-java"
     return [("order", signature.get("order", "?")), ("scheme", signature.get("scheme", "?")), ("corpus", corpus),
             ("tokens", signature.get("tokens", "?")), ("kenlm", ver.get("kenlm")),
-            ("tree-sitter-java", ver.get("tree-sitter-java")), ("unnatural", ver.get("unnatural"))]
+            (grammar, ver.get(grammar)), ("unnatural", ver.get("unnatural"))]
 
 
 def signature_path(model_path: Path) -> Path:

@@ -8,11 +8,11 @@ that the stream stays lossless.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 import tree_sitter
 import tree_sitter_java
 
+from .grammar import Grammar
 from .offsets import ASCII, byte_to_char
 from .tokens import TokenStream
 
@@ -22,41 +22,34 @@ _NON_SPACE = re.compile(r"\S+")
 BOM = "\ufeff"
 
 
-@lru_cache(maxsize=1)
-def _parser() -> tree_sitter.Parser:
-    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_java.language()))
+GRAMMAR = Grammar(tree_sitter_java.language, WHOLE_KINDS)
 
 
 def parse(text: str) -> tree_sitter.Tree:
-    return _parser().parse(text.encode("utf-8"))
-
-
-@lru_cache(maxsize=1)
-def _walker():
-    """The C walker (parsing/native.cpp) and the kind names of its ids."""
-    from ._native import Leaves
-    walker = Leaves(tree_sitter_java.language(), sorted(WHOLE_KINDS))
-    return walker, [walker.name(k) for k in range(1 << 16)]
+    return GRAMMAR.parse(text)
 
 
 def leaf_arrays(data: bytes):
     """`leaves` as the C walk returns them: numpy arrays of kind ids, start bytes and end bytes."""
-    return _walker()[0].of(data)
+    return GRAMMAR.leaf_arrays(data)
 
 
 def leaves(data: bytes) -> tuple[list[str], list[int], list[int]]:
     """(kind, start byte, end byte) of every non-empty leaf of `data` parsed as Java, in document order,
     nodes of WHOLE_KINDS taken whole (MISSING nodes are empty, so never leaves). Walked in C
     (parsing/native.cpp; tests/reference_leaves.py is the same walk in Python)."""
-    walker, names = _walker()
-    kinds, starts, ends = walker.of(data)
-    return list(map(names.__getitem__, kinds.tolist())), starts.tolist(), ends.tolist()
+    return GRAMMAR.leaves(data)
 
 
 def tokenize(text: str) -> TokenStream:
     """Tokenize Java source `text` (already decoded) into a lossless TokenStream."""
     data = text.encode("utf-8")
-    kinds, starts, ends = leaves(data)
+    return stream_of_leaves(text, data, *leaves(data))
+
+
+def stream_of_leaves(text: str, data: bytes, kinds: list[str], starts: list[int], ends: list[int]) -> TokenStream:
+    """The lossless TokenStream of `text` (UTF-8 `data`) from its leaves' kinds and byte spans: what the
+    Java and Python tokenizers share."""
     to_char = byte_to_char(data, text)
     if to_char is not ASCII:   # byte offsets -> character offsets
         starts, ends = list(map(to_char, starts)), list(map(to_char, ends))

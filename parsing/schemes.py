@@ -75,24 +75,35 @@ def _runs(ws: str) -> str:
     return "".join(out)
 
 
+def newline_parts(gap: str) -> tuple[str, int, str, str]:
+    """A gap holding a newline, in parts: (trailing whitespace runs and '|', or ''; newlines; the r/w
+    flags; the last line, the indentation)."""
+    lines = gap.split("\n")
+    first, middle, last = lines[0], lines[1:-1], lines[-1]
+    crlf = first.endswith("\r")
+    if crlf:
+        first = first[:-1]
+    blank_ws = any(m[:-1] if m.endswith("\r") else m for m in middle)
+    head = _runs(first) + "|" if first else ""
+    return head, len(lines) - 1, ("r" if crlf else "") + ("w" if blank_ws else ""), last
+
+
 @lru_cache(maxsize=1 << 16)
 def gap_symbol(gap: str, indent: str, unit: str | None = None) -> str:
     """Symbol for whitespace `gap` that starts on a line indented by `indent`: in levels of `unit`, the
     file's indentation unit (a tab or k spaces), or as whitespace runs when `unit` is None."""
     if "\n" not in gap:
         return GAP_MARK + _runs(gap)
-    lines = gap.split("\n")
-    first, middle, last = lines[0], lines[1:-1], lines[-1]
-    crlf = first.endswith("\r")
-    if crlf:
-        first = first[:-1]
+    head, newlines, flags, last = newline_parts(gap)
     if unit is not None:
         width = TAB_STOP if unit == "\t" else len(unit)
         l1, r1 = divmod(columns(last), width)
         l0, r0 = divmod(columns(indent), width)
         same = (l1, r1) == (l0, r0)
         shape = "=" if same else f"{l1 - l0:+d}" + (f"r{r1}" if r1 else "") + (f"f{r0}" if r0 else "")
-    elif last == indent:
+        # trailing whitespace and whitespace on blank lines ('w') are left out: ranker/habits.py
+        return f"{GAP_MARK}n{newlines}{'r' if 'r' in flags else ''}{shape}"
+    if last == indent:
         shape = "="
     elif last.startswith(indent):
         shape = "+" + _runs(last[len(indent):])
@@ -100,12 +111,7 @@ def gap_symbol(gap: str, indent: str, unit: str | None = None) -> str:
         shape = "-" + _runs(indent[len(last):])
     else:
         shape = "@" + _runs(last)
-    if unit is not None:
-        return f"{GAP_MARK}n{len(lines) - 1}{'r' if crlf else ''}{shape}"
-    blank_ws = any(m.removesuffix("\r") for m in middle)
-    head = _runs(first) + "|" if first else ""
-    flags = ("r" if crlf else "") + ("w" if blank_ws else "")
-    return f"{GAP_MARK}{head}n{len(lines) - 1}{flags}{shape}"
+    return f"{GAP_MARK}{head}n{newlines}{flags}{shape}"
 
 
 @dataclass(frozen=True)
@@ -114,6 +120,8 @@ class Scheme:
     description: str
     token_symbol: Callable[[str, str], str]   # (kind, text) -> symbol
     indentation: str = "width"   # 'width': gaps as whitespace runs; 'units': in levels of the file's unit
+    language: str = "java"                     # parsing.languages: which tokenizer reads its files
+    walker: Callable | None = None             # (stream, token_symbol) -> (symbols, indents); default `walk`
 
     @property
     def units(self) -> bool:
@@ -124,12 +132,19 @@ class Scheme:
         return detect_indentation(stream).unit if self.units else None
 
     def symbols(self, stream: TokenStream) -> list[str]:
-        return walk(stream, self.token_symbol, self.unit(stream))[0]
+        return self.walk(stream)[0]
 
     def walk(self, stream: TokenStream) -> tuple[list[str], list[str], str | None]:
         """(symbols, indentation of each gap's line, the file's unit or None): see `walk`."""
+        if self.walker is not None:
+            return (*self.walker(stream, self.token_symbol), None)
         unit = self.unit(stream)
         return (*walk(stream, self.token_symbol, unit), unit)
+
+    def tokenize(self, text: str) -> TokenStream:
+        """`text` in the scheme's language as a token stream."""
+        from .languages import get_language
+        return get_language(self.language).tokenize(text)
 
     def token_symbols(self, stream: TokenStream) -> list[str]:
         src, tok = stream.source, self.token_symbol
@@ -214,3 +229,9 @@ def get_scheme(name: str) -> Scheme:
         return SCHEMES[name]
     except KeyError:
         raise UnknownScheme(f"unknown token scheme '{name}' (known: {', '.join(sorted(SCHEMES))})") from None
+
+
+# Python's scheme (its layout of indentation blocks) lives in its own module, which uses this one's runs
+from . import python_scheme as _python  # noqa: E402
+SCHEMES["python"] = Scheme("python", "Python: identifier text kept, literals abstracted, indentation in "
+                           "blocks", _python.token_symbol, language="python", walker=_python.walk)

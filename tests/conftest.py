@@ -53,6 +53,15 @@ def tiny_model(tmp_path, tiny_corpus, lmplz_available) -> Path:
     return out
 
 
+def run_fim(argv):
+    """bin/fim in-process: (exit status, stdout, stderr)."""
+    from fim.cli import main as fim_main
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = fim_main(argv)
+    return code, out.getvalue(), err.getvalue()
+
+
 def make_dataset(root: Path, name: str, programs: list[tuple[int, int]]) -> Path:
     """A CodRep 2018 data set whose task N has a program of `lines` lines and the solution `solution`."""
     dataset = root / name

@@ -2,13 +2,13 @@
 before the walk moved to C). Tests require both to give the same leaves. An oracle for tests only."""
 from __future__ import annotations
 
-from parsing.java import WHOLE_KINDS, _parser
+from parsing.java import GRAMMAR, WHOLE_KINDS
 
 
 def leaves(data: bytes) -> tuple[list[str], list[int], list[int]]:
     """(kind, start byte, end byte) of every non-empty leaf, in document order, WHOLE_KINDS taken whole."""
     kinds, starts, ends = [], [], []
-    cursor = _parser().parse(data).walk()
+    cursor = GRAMMAR.parser.parse(data).walk()
     while True:
         node = cursor.node
         if node.type in WHOLE_KINDS or not cursor.goto_first_child():

@@ -119,3 +119,73 @@ def test_cli_errors_exit_2_with_one_line(tmp_path, capsys, argv, message):
     assert cli.main([arg.format(d=tmp_path) for arg in argv]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+# --- the study's records and --annotations -------------------------------------------------------------
+
+def test_study_records_use_fill_as_the_hypothesis():
+    text = json.dumps([{"middle": "foo(x)", "fill": "foo(x)", "original_code": "a", "generated_code": "a",
+                        "correct": "yes"}, {"middle": "abc", "fill": "ab", "correct": ""}])
+    examples = fim.parse_records(text, "r.json")
+    assert [(e.generated, e.correct) for e in examples] == [("foo(x)", True), ("ab", None)]
+
+
+@pytest.mark.parametrize("value, expected", [("yes", True), ("No", False), ("1", True), (0, False), (True, True),
+                                             ("", None), (None, None)])
+def test_annotation_values(value, expected):
+    from evaluation.fim_agreement import parse_annotation
+    assert parse_annotation(value, "r.json: record 0") is expected
+
+
+def test_a_bad_annotation_names_the_record():
+    with pytest.raises(InputError, match="r.json: record 0: 'correct' is 'maybe'"):
+        fim.parse_records(json.dumps([{"middle": "a", "fill": "a", "correct": "maybe"}]), "r.json")
+
+
+# Eight fills whose annotations are known: exact match says yes exactly where the person did (r = 1); the
+# near miss the person rejected ('return totals;') has a high chrF (88.6) and distance 1 but a BLEU of 34.7,
+# so BLEU agrees next best, then chrF, then Levenshtein, whose distances grow with the length of the wrong
+# fills rather than with how wrong they are. Each r is also computed here with the standard library.
+AGREEMENT_CASES = [
+    ("return total;", "return total;", "yes"),
+    ("x = y + 1;", "x = y + 1;", "yes"),
+    ("foo(a, b);", "foo(a, b);", "1"),
+    ("int count = 0;", "int count = 0;", "yes"),
+    ("return totals;", "return total;", "no"),
+    ("bar();", "foo(a, b);", "no"),
+    ("while (true) {", "int count = 0;", "0"),
+    ("abc", "xyz", "no"),
+]
+
+
+def test_annotations_rank_the_metrics(tmp_path, capsys):
+    import statistics
+    records = [{"middle": m, "fill": f, "original_code": "", "generated_code": "", "correct": c}
+               for f, m, c in AGREEMENT_CASES] + [{"middle": "z", "fill": "y", "correct": ""}]   # not annotated
+    path = tmp_path / "records.json"
+    path.write_text(json.dumps(records))
+    assert cli.main(["fim", "--annotations", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "annotated: 8 (4 correct)" in lines
+    table = lines[lines.index("rank\tmetric\tpoint_biserial\tspearman\tagreement") + 1:][:4]
+    assert [row.split("\t")[1] for row in table] == ["exact_match", "bleu", "chrf", "levenshtein"]
+    assert table[0].split("\t")[2:] == ["1.00000", "1.00000", "1.00000"]
+    y = [1, 1, 1, 1, 0, 0, 0, 0]
+    scores = [fim.score_example(fim.FimExample(m, f)) for f, m, _ in AGREEMENT_CASES]
+    for row in table:
+        _, metric, r, _, agreement = row.split("\t")
+        expected = statistics.correlation(y, [getattr(s, metric) for s in scores])
+        assert float(r) == pytest.approx(expected, abs=1e-5)
+        assert float(agreement) == pytest.approx(-expected if metric == "levenshtein" else expected, abs=1e-5)
+
+
+@pytest.mark.parametrize("records, message", [
+    ([{"middle": "a", "fill": "a", "correct": ""}], "no record has its 'correct' field filled"),
+    ([{"middle": "a", "fill": "a", "correct": "yes"}, {"middle": "b", "fill": "b", "correct": "yes"}],
+     "every annotated record says the same"),
+])
+def test_annotations_errors(tmp_path, capsys, records, message):
+    path = tmp_path / "records.json"
+    path.write_text(json.dumps(records))
+    assert cli.main(["fim", "--annotations", str(path)]) == 2
+    assert message in capsys.readouterr().err

@@ -1,0 +1,506 @@
+"""The n-gram fill-in-the-middle predictor: propose candidate middle lines, keep the one that makes
+prefix + middle + suffix most probable, given what is known of each line.
+
+Candidates (stripped lines, each tried at a few indentations):
+- the file's own lines (prefix and suffix);
+- the project's and the corpus's lines in the same context (`fim.project`, `fim.index`: after the same
+  line, before the same line, between the same two lines, after the same two lines);
+- lines generated from the prefix by beam search with the model, a token and a gap at a time, over the
+  file's tokens, the language's keywords and operators and the corpus's most frequent words.
+
+Each is scored as log10 P(gap before, middle, gap after, the suffix's first tokens | the prefix's last
+symbols): every symbol whose probability depends on the middle, so the whole file's probability differs
+between two candidates by exactly this (for a model of order <= the tokens scored on the suffix side).
+The KenLM probability of each symbol is mixed with a cache of the file's own symbol n-grams (identifiers
+the corpus never saw are the file's usual ones), P = (1 - λ) P_lm + λ P_cache. To that log10 probability
+the weighted FEATURES of the line are added (how it sits in the file, the project and the corpus).
+"""
+from __future__ import annotations
+
+import heapq
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+
+from rapidfuzz import fuzz
+
+from lm.model import LanguageModel
+
+from parsing.languages import get_language
+from parsing.schemes import Scheme
+from parsing.style import indentation_of, line_indents
+
+from .index import LineIndex, is_comment_line
+from .layout import LineLexer, feed, new_layout, pieces
+from .project import ProjectLines, file_key
+from .tasks import DEFAULT_MIN_CHARS, LINE_BREAK, FimTask
+
+# symbols the generator never emits: comments, junk, multi-line literals
+SKIPPED_SYMBOLS = frozenset({"LINECOMMENT", "BLOCKCOMMENT", "JAVADOC", "COMMENT", "ERR", "BOM", "BACKSLASH",
+                             "MLSTR", "TEXTBLOCK"})
+
+
+DEFAULT_WEIGHTS = (
+    ("tokens", 0.25), ("file_after_prev", 12.0), ("file_before_next", 3.0), ("file_count", -2.0),
+    ("file_distance", -0.5), ("neighbour_sim", 6.0), ("project_pair", 12.0), ("project_prev2", 6.0),
+    ("project_prev", 12.0), ("corpus_pair", 12.0), ("corpus_prev2", 0.5), ("corpus_prev", -0.25),
+    ("corpus_next", 0.5),
+)
+
+
+@dataclass(frozen=True)
+class PredictConfig:
+    cache_weight: float = 0.5      # λ of the file cache (0: KenLM alone)
+    cache_beta: float = 1.0        # how much a cache order backs off to the one below
+    cache_order: int = 6           # longest n-gram of the cache (at most the model's order)
+    token_bonus: float = 0.0       # log10 added per token of a generated line, while generating
+    # log10 added per unit of each candidate feature (FEATURES), on top of its log10 probability: fitted by
+    # coordinate ascent on exact match over 900 tasks from real projects the model never saw (CodRep 2018
+    # Datasets 1-3, one version per file; docs/fim.md), beam candidates included
+    weights: tuple[tuple[str, float], ...] = DEFAULT_WEIGHTS
+    per_context: int = 10          # corpus lines taken from each kind of context
+    file_lines: bool = True        # the file's own lines as candidates
+    corpus_lines: bool = True      # the corpus index's lines as candidates
+    beam: int = 6                  # beam width of the generator (0: no generated candidates)
+    beam_tokens: int = 24          # longest generated line, in tokens
+    generated: int = 4             # generated lines kept as candidates
+    min_chars: int = DEFAULT_MIN_CHARS   # shorter candidates are not proposed (the tasks' own rule)
+
+    def signature(self) -> str:
+        weights = ",".join(f"{k}={v:g}" for k, v in self.weights)
+        return (f"cache:{self.cache_weight}|corpus:{int(self.corpus_lines)}x{self.per_context}"
+                f"|file:{int(self.file_lines)}|beam:{self.beam}x{self.beam_tokens}|min-chars:{self.min_chars}"
+                f"|weights:{weights or 'none'}")
+
+    @property
+    def weight(self) -> dict[str, float]:
+        return dict(self.weights)
+
+
+# What a candidate line is known by besides its probability (each a number; weighted in PredictConfig):
+FEATURES = (
+    "tokens",              # its number of tokens
+    "file_after_prev",     # log(1 + times it follows the middle's previous line in the file)
+    "file_before_next",    # log(1 + times it precedes the middle's next line in the file)
+    "file_count",          # log(1 + times it is in the file)
+    "file_distance",       # log(1 + lines between the middle and its nearest copy in the file); 8 if none
+    "neighbour_sim",       # rapidfuzz similarity (0..1) of its neighbours in the file to the middle's
+    "sim_prev", "sim_next",   # rapidfuzz similarity (0..1) of the line to the middle's previous / next line
+    "repeats_neighbour",   # 1 when it is the middle's previous or next line itself
+    "project_pair", "project_prev2", "project_prev", "project_next",   # log(1 + times seen in that
+    "corpus_pair", "corpus_prev2", "corpus_prev", "corpus_next",       # context) in the project / corpus
+    "generated",           # 1 for a line made by the beam search
+)
+NO_COPY = 8.0
+
+
+@dataclass
+class Prediction:
+    fill: str                      # the predicted middle, indentation included
+    score: float                   # log10 probability of the scored window plus the weighted features
+    source: str                    # 'file', 'project', 'corpus', 'beam' (or the baseline's name)
+    candidates: int = 0
+    lm: float = 0.0                # log10 probability of the scored window
+    features: dict = field(default_factory=dict)
+
+
+class Cache:
+    """N-gram counts of the file's own symbols, each order interpolated with the one below
+    (Witten-Bell-like: P_k = (c(h, w) + β P_{k-1}) / (c(h) + β))."""
+
+    def __init__(self, sequences, order: int, beta: float):
+        self.order = order
+        self.counts = [Counter() for _ in range(order + 1)]     # [k]: k-grams
+        self.histories = [Counter() for _ in range(order + 1)]  # [k]: (k-1)-grams followed by a symbol
+        for seq in sequences:
+            seq = tuple(seq)
+            for k in range(1, order + 1):
+                grams = [seq[i:i + k] for i in range(len(seq) - k + 1)]
+                self.counts[k].update(grams)
+                if k > 1:
+                    self.histories[k].update(g[:-1] for g in grams)
+        self.total = sum(self.counts[1].values())
+        self.beta = beta
+
+    def prob(self, history: tuple, w: str) -> float:
+        if not self.total:
+            return 0.0
+        b = self.beta
+        p = self.counts[1].get((w,), 0) / self.total
+        for k in range(2, min(self.order, len(history) + 1) + 1):
+            h = history[len(history) - k + 1:]
+            seen = self.histories[k].get(h, 0)
+            if not seen:
+                break      # a longer history was not seen either
+            p = (self.counts[k].get(h + (w,), 0) + b * p) / (seen + b)
+        return p
+
+
+class Scorer:
+    """log10 P of symbols given a KenLM state and the symbols before, KenLM mixed with the cache."""
+
+    def __init__(self, lm: LanguageModel, cache: Cache | None, weight: float):
+        self.lm = lm
+        self.cache = cache if weight > 0 else None
+        self.keep = 1.0 - weight
+        self.weight = weight
+        self.span = (cache.order - 1) if cache else 0
+        self._scratch = lm.new_state()
+
+    def logp(self, state, history: tuple, w: str, out=None) -> float:
+        lm = self.lm.advance(state, w, out if out is not None else self._scratch)
+        if self.cache is None:
+            return lm
+        return math.log10(self.keep * 10.0 ** lm + self.weight * self.cache.prob(history, w))
+
+    def push(self, history: tuple, w: str) -> tuple:
+        return (history + (w,))[-self.span:] if self.span else ()
+
+    def run(self, state, history: tuple, symbols) -> tuple[float, object, tuple]:
+        total = 0.0
+        for w in symbols:
+            out = self.lm.new_state()
+            total += self.logp(state, history, w, out)
+            state, history = out, self.push(history, w)
+        return total, state, history
+
+
+@dataclass
+class Context:
+    """One task, read once: the prefix's symbols and layout, the suffix's first tokens, the file's lines."""
+    scheme: Scheme
+    order: int
+    pre_symbols: list[str]
+    pre_gap: str                   # the prefix's trailing whitespace (its last line break, blank lines)
+    layout: object                 # layout after the prefix's last token
+    suffix_tokens: tuple           # the suffix's first tokens ((gap before, kind, text)...)
+    suffix_gap: str                # the whitespace the suffix starts with
+    suffix_end: str | None         # the suffix's trailing gap when the window reaches the end of the file
+    indents: list[str]             # indentations to try for the middle
+    prev: list[str] = field(default_factory=list)   # the prefix's last two non-blank lines, stripped
+    next: str = ""                 # the suffix's first non-blank line, stripped
+    file_lines: list[str] = field(default_factory=list)
+    suffix_symbols: list[str] = field(default_factory=list)
+    pre_tokens: tuple = ()         # every token of the prefix and of the suffix ((gap, kind, text)...)
+    suf_tokens: tuple = ()
+    after_prev: Counter = field(default_factory=Counter)     # file lines right after the middle's previous line
+    before_next: Counter = field(default_factory=Counter)    # file lines right before its next line
+    neighbours: dict = field(default_factory=dict)   # file line -> [(line before, line after)...]
+    counts: Counter = field(default_factory=Counter)         # file line -> times in the file
+    distance: dict = field(default_factory=dict)     # file line -> lines from the middle to its nearest copy
+
+
+def _leading(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def indentations(pre_lines: list[str], suf_lines: list[str], unit: str) -> list[str]:
+    """The previous and next non-blank lines' indentation, one step deeper and shallower."""
+    prev = next((_leading(x) for x in reversed(pre_lines) if x.strip()), "")
+    nxt = next((_leading(x) for x in suf_lines if x.strip()), "")
+    out = []
+    for ind in (prev, nxt, prev + unit, prev[: len(prev) - len(unit)] if prev.endswith(unit) else None,
+                nxt[: len(nxt) - len(unit)] if nxt.endswith(unit) else None):
+        if ind is not None and ind not in out:
+            out.append(ind)
+    return out
+
+
+def read_context(task: FimTask, scheme: Scheme, order: int, language: str) -> Context:
+    pre_stream = scheme.tokenize(task.prefix)
+    pre_tokens, pre_gap = pieces(pre_stream)
+    layout = new_layout(scheme)
+    pre_symbols: list[str] = []
+    feed(layout, scheme, pre_tokens, pre_symbols)
+    suffix = task.suffix
+    suf_stream = scheme.tokenize(suffix)
+    suf_tokens, suf_end = pieces(suf_stream)
+    window = suf_tokens[: max(order, 2)]
+    suffix_gap = suf_tokens[0][0] if suf_tokens else suf_end
+    pre_lines = LINE_BREAK.split(task.prefix)
+    suf_lines = LINE_BREAK.split(suffix)
+    at_line_start = not task.prefix or task.prefix.endswith(("\n", "\r"))
+    if at_line_start:
+        unit = indentation_of(line_indents(pre_stream) + line_indents(suf_stream)).unit
+        indents = indentations(pre_lines[:-1], suf_lines[1:], unit)
+    else:
+        indents = [""]
+    stripped_pre = [x.strip() for x in pre_lines if x.strip()]
+    stripped_suf = [x.strip() for x in suf_lines[1:] if x.strip()]
+    # the suffix's symbols for the cache, as they read after the prefix (a stand-in for the middle)
+    suffix_symbols: list[str] = []
+    feed(layout.copy(), scheme, suf_tokens, suffix_symbols)
+    file_lines = []
+    seen = set()
+    for line in stripped_pre + stripped_suf:
+        if line not in seen and not is_comment_line(line, language):
+            seen.add(line)
+            file_lines.append(line)
+    # the file's lines in the middle's context: after a copy of its previous line, before one of its next
+    prev = stripped_pre[-1] if stripped_pre else None
+    nxt = stripped_suf[0] if stripped_suf else None
+    after_prev, before_next = Counter(), Counter()
+    neighbours: dict[str, list] = {}
+    distance: dict[str, int] = {}
+    for part, at in ((stripped_pre, lambda j: len(stripped_pre) - j), (stripped_suf, lambda j: j + 1)):
+        for a, b in zip(part, part[1:]):
+            if a == prev:
+                after_prev[b] += 1
+            if b == nxt:
+                before_next[a] += 1
+        for j, line in enumerate(part):
+            distance[line] = min(distance.get(line, at(j)), at(j))
+            neighbours.setdefault(line, []).append((part[j - 1] if j else "",
+                                                    part[j + 1] if j + 1 < len(part) else ""))
+    return Context(scheme, order, pre_symbols, pre_gap, layout, window, suffix_gap,
+                   suf_end if len(window) == len(suf_tokens) else None, indents,
+                   stripped_pre[-2:], stripped_suf[0] if stripped_suf else "", file_lines, suffix_symbols,
+                   pre_tokens, suf_tokens, after_prev, before_next, neighbours, Counter(stripped_pre + stripped_suf),
+                   distance)
+
+
+class NgramPredictor:
+    def __init__(self, lm: LanguageModel, scheme: Scheme, index: LineIndex | None, cfg: PredictConfig,
+                 project: ProjectLines | None = None):
+        self.project = project
+        self.lm = lm
+        self.scheme = scheme
+        self.language = scheme.language
+        self.index = index
+        self.cfg = cfg
+        self.order = lm.order
+        self.lex = LineLexer(scheme)
+        self.keywords = _grammar_tokens(scheme)
+        self.words = index.words[:150] if index else []
+
+    # ---------------------------------------------------------------------------------- scoring
+
+    def start(self, ctx: Context) -> tuple[object, tuple]:
+        """KenLM state and the symbols before the middle (for the cache), after the prefix."""
+        tail = ctx.pre_symbols[-(self.order - 1):] if self.order > 1 else []
+        sentence = len(ctx.pre_symbols) < self.order - 1
+        state = self.lm.start_state(sentence)
+        for w in ctx.pre_symbols if sentence else tail:
+            out = self.lm.new_state()
+            self.lm.advance(state, w, out)
+            state = out
+        return state, tuple((["<s>"] + ctx.pre_symbols)[-(self.order - 1):])
+
+    def suffix_symbols(self, layout, ctx: Context, trailing_gap: str = "") -> list[str]:
+        out: list[str] = []
+        if ctx.suffix_tokens:
+            feed(layout, self.scheme, ctx.suffix_tokens, out, first_gap=trailing_gap + ctx.suffix_tokens[0][0])
+            if ctx.suffix_end is not None:
+                out.append(layout.gap(ctx.suffix_end))
+                out.append("</s>")
+        else:
+            out.append(layout.gap(trailing_gap + (ctx.suffix_end or "")))
+            out.append("</s>")
+        return out
+
+    def window(self, ctx: Context, line: str, indent: str) -> list[str] | None:
+        """The scored symbols with `line` (stripped) as the middle at `indent`; None if it has no token."""
+        tokens = self.lex(line)
+        if not tokens:
+            return None
+        layout = ctx.layout.copy()
+        out: list[str] = []
+        feed(layout, self.scheme, tokens, out, first_gap=ctx.pre_gap + indent)
+        return out + self.suffix_symbols(layout, ctx)
+
+    def score_lines(self, ctx: Context, scorer: Scorer, start, lines: dict[str, dict]) -> list[Prediction]:
+        """Each line at its most probable indentation, its score its log10 probability plus its weighted
+        features."""
+        out = []
+        weight = self.cfg.weight
+        for line, entry in lines.items():
+            best = None
+            for indent in ctx.indents:
+                symbols = self.window(ctx, line, indent)
+                if symbols is None:
+                    break
+                s = scorer.run(*start, symbols)[0]
+                if best is None or s > best.lm:
+                    best = Prediction(indent + line, s, entry["source"], lm=s)
+            if best is not None:
+                best.features = {f: v for f, v in entry.items() if f != "source"}
+                best.score = best.lm + sum(w * best.features.get(f, 0.0) for f, w in weight.items())
+                out.append(best)
+        return out
+
+    # ---------------------------------------------------------------------------------- candidates
+
+    def usable(self, line: str) -> bool:
+        return len(line) >= self.cfg.min_chars and not is_comment_line(line, self.language)
+
+    def retrieved(self, ctx: Context, task: FimTask) -> dict[str, dict]:
+        """Candidate line -> (where it came from: the file first, then the project, then the corpus;
+        its features)."""
+        cfg = self.cfg
+        found: dict[str, dict] = {}
+
+        def add(line: str, source: str) -> dict | None:
+            if line in found:
+                return found[line]
+            if not self.usable(line):
+                return None
+            found[line] = {"source": source}
+            return found[line]
+
+        if cfg.file_lines:
+            for line in ctx.file_lines:
+                add(line, "file")
+        prev = ctx.prev[-1] if ctx.prev else ""
+        prev2 = ctx.prev[-2] if len(ctx.prev) > 1 else ""
+        contexts = (("pair", (prev, ctx.next)), ("prev2", (prev2, prev)), ("prev", (prev,)), ("next", (ctx.next,)))
+        k = cfg.per_context
+        lookups = []
+        if self.project is not None:
+            own = file_key(task)
+            lookups.append(("project", lambda c, keys: self.project.lookup(c, k, own, *keys)))
+        if cfg.corpus_lines and self.index is not None:
+            lookups.append(("corpus", lambda c, keys: self.index.lookup(c, k, *keys)))
+        for source, lookup in lookups:
+            for context, keys in contexts:
+                for line, n in lookup(context, keys):
+                    entry = add(line, source)
+                    if entry is not None:
+                        entry[f"{source}_{context}"] = math.log1p(n)
+        for line, entry in found.items():
+            self.describe(ctx, line, entry, prev)
+        return found
+
+    def describe(self, ctx: Context, line: str, entry: dict, prev: str) -> None:
+        """The file-side features of a candidate line (into `entry`)."""
+        entry["tokens"] = len(self.lex(line))
+        entry["file_after_prev"] = math.log1p(ctx.after_prev.get(line, 0))
+        entry["file_before_next"] = math.log1p(ctx.before_next.get(line, 0))
+        entry["file_count"] = math.log1p(ctx.counts.get(line, 0))
+        d = ctx.distance.get(line)
+        entry["file_distance"] = math.log1p(d) if d is not None else NO_COPY
+        pairs = ctx.neighbours.get(line)
+        entry["neighbour_sim"] = (max(fuzz.ratio(a, prev) + fuzz.ratio(b, ctx.next) for a, b in pairs) / 200.0
+                                  if pairs else 0.0)
+        entry["sim_prev"] = fuzz.ratio(line, prev) / 100.0
+        entry["sim_next"] = fuzz.ratio(line, ctx.next) / 100.0
+        entry["repeats_neighbour"] = float(line == prev or line == ctx.next)
+
+    def vocabulary(self, ctx: Context) -> list[tuple[str, str]]:
+        """(symbol, text) pairs the generator may emit: the file's tokens, the grammar's keywords and
+        operators, the corpus's frequent words; a literal's text is the prefix's latest of its kind."""
+        sym_of = self.scheme.token_symbol
+        vocab: dict[str, str] = {}
+        literal: dict[str, str] = {}
+        for from_prefix, tokens in ((True, ctx.pre_tokens), (False, ctx.suf_tokens)):
+            for _, kind, text in tokens:
+                sym = sym_of(kind, text)
+                if sym in SKIPPED_SYMBOLS:
+                    continue
+                if sym == text:
+                    vocab[sym] = text
+                elif from_prefix or sym not in literal:
+                    literal[sym] = text     # the prefix's latest, else the suffix's first
+        vocab.update(literal)
+        for text in self.keywords:
+            vocab.setdefault(text, text)
+        for word in self.words:
+            vocab.setdefault(word, word)
+        return list(vocab.items())
+
+    def generate(self, ctx: Context, scorer: Scorer, start, indent: str) -> list[Prediction]:
+        """Beam search from the prefix: a token, then either the line ends (scored with the suffix) or a
+        gap ('' or ' ') and another token."""
+        cfg = self.cfg
+        vocab = self.vocabulary(ctx)
+        state, history = start
+        layout = ctx.layout.copy()
+        g = layout.gap(ctx.pre_gap + indent)
+        out = self.lm.new_state()
+        s0 = scorer.logp(state, history, g, out)
+        bonus = cfg.token_bonus
+        # hypothesis: (score, KenLM state, history, layout, text, tokens)
+        beam = [(s0, out, scorer.push(history, g), layout, "", 0)]
+        finished: list[Prediction] = []
+        seen: set[str] = set()
+        for step in range(cfg.beam_tokens):
+            expanded = []
+            for h, (s, st, hist, lay, text, _) in enumerate(beam):
+                for j, (sym, tok) in enumerate(vocab):
+                    expanded.append((s + bonus + scorer.logp(st, hist, sym), h, j))
+            best = heapq.nlargest(cfg.beam, expanded)
+            grown = []
+            for s, h, j in best:
+                _, st, hist, lay, text, n = beam[h]
+                sym, tok = vocab[j]
+                out = self.lm.new_state()
+                self.lm.advance(st, sym, out)
+                lay = lay.copy()
+                lay.token(sym, tok)
+                grown.append((s, out, scorer.push(hist, sym), lay, text + tok, n + 1))
+            beam = []
+            for s, st, hist, lay, text, n in grown:
+                if text not in seen and len(text) >= cfg.min_chars:
+                    seen.add(text)
+                    end = scorer.run(st, hist, self.suffix_symbols(lay.copy(), ctx))[0]
+                    finished.append(Prediction(indent + text, s + end, "beam", lm=s + end))
+                for gap in ("", " "):
+                    lay2 = lay.copy()
+                    gsym = lay2.gap(gap)
+                    out = self.lm.new_state()
+                    beam.append((s + scorer.logp(st, hist, gsym, out), out, scorer.push(hist, gsym), lay2,
+                                 text + gap, n))
+            beam = heapq.nlargest(cfg.beam, beam, key=lambda b: b[0])
+        return heapq.nlargest(cfg.generated, finished, key=lambda p: p.score)
+
+    # ---------------------------------------------------------------------------------- the prediction
+
+    def cache_for(self, ctx: Context) -> Cache:
+        return Cache([["<s>"] + ctx.pre_symbols, ctx.suffix_symbols], min(self.order, self.cfg.cache_order),
+                     self.cfg.cache_beta)
+
+    def candidates(self, task: FimTask, ctx: Context, scorer: Scorer, start) -> list[Prediction]:
+        """Every candidate, scored."""
+        lines = self.retrieved(ctx, task)
+        preds = self.score_lines(ctx, scorer, start, lines)
+        if self.cfg.beam > 0:
+            indent = max(preds, key=lambda p: p.score).fill if preds else ctx.indents[0]
+            indent = indent[: len(indent) - len(indent.lstrip(" \t"))]
+            prev = ctx.prev[-1] if ctx.prev else ""
+            weight = self.cfg.weight
+            for p in self.generate(ctx, scorer, start, indent):
+                line = p.fill.strip()
+                if line not in lines:
+                    entry = {"generated": 1.0}
+                    self.describe(ctx, line, entry, prev)
+                    p.features = entry
+                    p.score = p.lm + sum(w * entry.get(f, 0.0) for f, w in weight.items())
+                    preds.append(p)
+        return preds
+
+    def predict(self, task: FimTask) -> Prediction:
+        ctx = read_context(task, self.scheme, self.order, self.language)
+        scorer = Scorer(self.lm, self.cache_for(ctx), self.cfg.cache_weight)
+        start = self.start(ctx)
+        preds = self.candidates(task, ctx, scorer, start)
+        if not preds:
+            return Prediction("", float("-inf"), "none", 0)
+        best = max(preds, key=lambda p: p.score)
+        best.candidates = len(preds)
+        return best
+
+
+def _grammar_tokens(scheme: Scheme) -> list[str]:
+    """The language's keywords and operators: tree-sitter's visible anonymous node kinds that a symbol can
+    be (no whitespace, no quotes)."""
+    import tree_sitter
+    lang = get_language(scheme.language)
+    module = __import__(f"tree_sitter_{lang.name}")
+    grammar = tree_sitter.Language(module.language())
+    out = []
+    for i in range(grammar.node_kind_count):
+        kind = grammar.node_kind_for_id(i)
+        if (kind and not grammar.node_kind_is_named(i) and grammar.node_kind_is_visible(i)
+                and not any(c.isspace() or c in "\"'`\\" for c in kind) and kind not in out
+                and scheme.token_symbol(kind, kind) == kind):
+            out.append(kind)
+    return out

@@ -1,0 +1,43 @@
+"""A tree-sitter grammar as the tokenizers use it: its parser, and the C walker (parsing/native.cpp) that
+lists the leaves with some kinds taken whole. One per language (parsing.java, parsing.python)."""
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Callable
+
+import tree_sitter
+
+
+class Grammar:
+    def __init__(self, language: Callable[[], object], whole: frozenset[str]):
+        self._capsule = language     # e.g. tree_sitter_java.language
+        self.whole = whole
+
+    @cached_property
+    def language(self) -> tree_sitter.Language:
+        return tree_sitter.Language(self._capsule())
+
+    @cached_property
+    def parser(self) -> tree_sitter.Parser:
+        return tree_sitter.Parser(self.language)
+
+    def parse(self, text: str) -> tree_sitter.Tree:
+        return self.parser.parse(text.encode("utf-8"))
+
+    @cached_property
+    def walker(self):
+        """The C walker and the kind names of its ids."""
+        from ._native import Leaves
+        walker = Leaves(self._capsule(), sorted(self.whole))
+        return walker, [walker.name(k) for k in range(1 << 16)]
+
+    def leaf_arrays(self, data: bytes):
+        """`leaves` as the C walk returns them: numpy arrays of kind ids, start bytes and end bytes."""
+        return self.walker[0].of(data)
+
+    def leaves(self, data: bytes) -> tuple[list[str], list[int], list[int]]:
+        """(kind, start byte, end byte) of every non-empty leaf of `data`, in document order, nodes of the
+        `whole` kinds taken whole (MISSING nodes are empty, so never leaves)."""
+        walker, names = self.walker
+        kinds, starts, ends = walker.of(data)
+        return list(map(names.__getitem__, kinds.tolist())), starts.tolist(), ends.tolist()
