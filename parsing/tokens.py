@@ -52,6 +52,10 @@ class TokenStream:
     def token_text(self, i: int) -> str:
         return self.source[self.starts[i]:self.ends[i]]
 
+    def token_texts(self) -> list[str]:
+        src = self.source
+        return [src[s:e] for s, e in zip(self.starts, self.ends)]
+
     @cached_property
     def gap_texts(self) -> tuple[str, ...]:
         """The text of every gap, 0..len(self) (computed once: tokenizing, the schemes and the ranker

@@ -102,7 +102,7 @@ def _rank_one(path: str):
     ranked = rank_text(_worker["scorer"], _worker["scheme"], text, path, cfg.adapt != "none", style)
     if cfg.explain:
         fmt = explain_json if cfg.json else explain_lines
-        return "\n".join(fmt(path, text, ranked.findings(cfg.top or 3))), note
+        return "\n".join(fmt(path, text, ranked.exact_findings(text, cfg.top or 3))), note
     return ranked.line(cfg.top), note
 
 

@@ -34,6 +34,8 @@ class PlanTable:
     w2: np.ndarray         # ... and its ids then (zeros otherwise)
     repaired: np.ndarray   # repaired gap text (object)
     symbol: np.ndarray     # repaired gap symbol, as interned by the style cache
+    empty: np.ndarray      # whether the repaired gap is empty (it joins two tokens)
+    breaks: np.ndarray     # whether it starts with a line break (a line comment before it needs one)
 
     def rows(self, plans: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(row indices, and for each row the position in `plans` it came from) of plans[0], plans[1], ..."""
@@ -44,7 +46,7 @@ class PlanTable:
         return rows, owner
 
 
-COLUMNS = ("start", "count", "where", "w1", "second", "w2", "repaired", "symbol")
+COLUMNS = ("start", "count", "where", "w1", "second", "w2", "repaired", "symbol", "empty", "breaks")
 
 
 class RepairPlans:
@@ -57,7 +59,7 @@ class RepairPlans:
         empty = np.zeros(0, dtype=np.int64)
         no_ids = np.zeros((0, models), dtype=np.uint32)
         self._table = PlanTable(empty, empty, empty.astype(np.int8), no_ids, empty.astype(bool), no_ids,
-                                empty.astype(object), empty)
+                                empty.astype(object), empty, empty.astype(bool), empty.astype(bool))
         self._new: list[dict[str, np.ndarray]] = []   # plans added since the table was last extended
 
     def plans(self, gaps: list[str], indents: list[str], next_gaps: list[str | None],
@@ -93,6 +95,8 @@ class RepairPlans:
             "w1": self._ids(symbols), "second": np.array([s is not None for s in seconds], dtype=bool),
             "w2": self._ids([s or "</s>" for s in seconds]),
             "repaired": np.array([repaired for repaired, _ in edits], dtype=object),
+            "empty": np.array([not repaired for repaired, _ in edits], dtype=bool),
+            "breaks": np.array([repaired[:1] in ("\n", "\r") for repaired, _ in edits], dtype=bool),
             "symbol": symbol_ids(symbols)})
         self._rows += len(edits)
         return len(self._index)   # the new plan's id (the caller files its key under it)

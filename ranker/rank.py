@@ -15,7 +15,7 @@ from parsing.schemes import Scheme
 from ._native import best_repairs, format_ranking
 from .cache import GapCache, StyleCounts
 from .habits import HabitCounts, habit_scores, habit_values
-from .repairs import FIRST, LAST, Repair
+from .repairs import FIRST, LAST, Repair, joinable
 from .score import Scorer, score_stream
 
 # Dirichlet strength of the style cache, chosen on codrep2019/learning (tasks 0..999 by name, c18-o7
@@ -50,12 +50,31 @@ class RankedFile:
         mask[self.candidates] = False
         return np.concatenate([self.candidates, np.flatnonzero(mask)])
 
-    def findings(self, top: int | None = None) -> list[Finding]:
-        """The `top` best candidates (all by default) with their repairs."""
-        end = len(self.candidates) if top is None else min(top, len(self.candidates))
+    def findings(self, top: int | None = None, start: int = 0) -> list[Finding]:
+        """The `top` best candidates (all by default) from the `start`th on, with their repairs."""
+        end = len(self.candidates) if top is None else min(start + top, len(self.candidates))
         return [Finding(int(o), float(s), Repair(int(g), ob, rp, int(o)))
-                for o, s, g, ob, rp in zip(self.candidates[:end], self.scores[:end], self.gaps[:end],
-                                           self.observed[:end], self.repaired[:end])]
+                for o, s, g, ob, rp in zip(self.candidates[start:end], self.scores[start:end], self.gaps[start:end],
+                                           self.observed[start:end], self.repaired[start:end])]
+
+    def exact_findings(self, text: str, top: int) -> list[Finding]:
+        """The `top` best findings whose repair, applied to `text`, gives the same tokens: rank_text keeps
+        only such repairs by rule, which a file that does not parse can defeat (tree-sitter recovers from
+        errors by context), so each finding reported is checked by tokenizing its repair."""
+        stream = tokenize(text)
+        before = stream.token_texts()
+        out: list[Finding] = []
+        start = 0
+        while len(out) < top and start < len(self.candidates):
+            for f in self.findings(top, start):
+                lo = stream.gap_start(f.repair.gap)
+                repaired = text[:lo] + f.repair.repaired + text[lo + len(f.repair.observed):]
+                if tokenize(repaired).token_texts() == before:
+                    out.append(f)
+                    if len(out) == top:
+                        break
+            start += top
+        return out
 
     def line(self, top: int | None = None) -> str:
         """The CodRep 2019 prediction line: '<path> <offset> <offset> ...'."""
@@ -70,6 +89,25 @@ class Style:
     folder: StyleCounts | None = None
     exclude: StyleCounts | None = None
     habits: HabitCounts | None = None    # the folder's whitespace habits, the file's own left out
+
+
+def joinable_gaps(stream) -> np.ndarray:
+    """Per gap: whether the tokens around it would still be the same tokens with nothing between them
+    (the ends of the file always are)."""
+    src, starts, ends = stream.source, stream.starts, stream.ends
+    out = np.ones(len(starts) + 1, dtype=bool)
+    for i in range(1, len(starts)):
+        if starts[i] - ends[i - 1] == 1:   # only a one-character gap can be emptied by one edit
+            out[i] = joinable(src[max(ends[i - 1] - 3, starts[i - 1]):ends[i - 1]], src[starts[i]:min(starts[i] + 3, ends[i])])
+    return out
+
+
+def after_line_comment(stream) -> np.ndarray:
+    """Per gap: whether a line comment ends just before it (the gap must start with a line break, or
+    what follows joins the comment)."""
+    out = np.zeros(len(stream.kinds) + 1, dtype=bool)
+    out[1:] = np.asarray(stream.kinds, dtype=object) == "line_comment"
+    return out
 
 
 def rank_text(scorer: Scorer, scheme: Scheme, text: str, path: str = "", adapt: bool = True,
@@ -98,7 +136,9 @@ def rank_text(scorer: Scorer, scheme: Scheme, text: str, path: str = "", adapt: 
     g_lo, g_hi = lo[gap], hi[gap]
     offset = np.where(where == FIRST, np.where(g_hi > g_lo, g_lo + 1, g_hi + 1),
                       np.where(where == LAST, g_hi, g_hi + 1))
-    keep = offset <= n     # not an insertion after the file's last character
+    # not an insertion after the file's last character, and only repairs that keep every token as it is
+    keep = (offset <= n) & ~(table.empty[rows] & ~joinable_gaps(stream)[gap]) \
+        & ~(after_line_comment(stream)[gap] & ~table.breaks[rows])
     rows, gap, offset = rows[keep], gap[keep], offset[keep]
 
     second = table.second[rows]

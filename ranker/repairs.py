@@ -9,8 +9,13 @@ first and last character and at the next token cover every answer in the shared 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 WHITESPACE = (" ", "\t", "\n")
+# Java's operators and comment marks of two or more characters: two tokens whose meeting ends would form
+# one of them cannot be joined by deleting the whitespace between them
+_JOINED = ("==", "!=", "<=", ">=", "&&", "||", "++", "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
+           "<<", ">>", ">>>", "<<=", ">>=", ">>>=", "->", "::", "...", "//", "/*", "*/")
 FIRST, LAST, NEXT = 0, 1, 2   # where a repair points: gap's first char, gap's last char, next token's first char
 
 
@@ -20,6 +25,22 @@ class Repair:
     observed: str     # the gap's text now
     repaired: str     # its text after the repair
     offset: int       # 1-based character offset the repair blames
+
+
+def _word(ch: str) -> bool:
+    return ch.isalnum() or ch in "_$"
+
+
+@lru_cache(maxsize=1 << 16)
+def joinable(left: str, right: str) -> bool:
+    """Whether two tokens written with nothing between them still read as the same two tokens (the last
+    characters of the left one and the first of the right one suffice: give 3 of each)."""
+    a, b = left[-1:], right[:1]
+    if not a or not b:
+        return True
+    if _word(a) and _word(b) or a.isdigit() and b == "." or a == "." and b.isdigit() or a in "\"'" and b in "\"'":
+        return False
+    return not any(left.endswith(op[:k]) and right.startswith(op[k:]) for op in _JOINED for k in range(1, len(op)))
 
 
 def gap_edits(gap: str) -> list[tuple[str, int]]:

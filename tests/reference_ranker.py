@@ -15,7 +15,7 @@ from parsing.java import tokenize
 from parsing.schemes import gap_symbol
 from parsing.style import mixed
 from ranker.habits import HEADS, PRIORS, STRENGTH
-from ranker.repairs import FIRST, LAST, gap_edits
+from ranker.repairs import FIRST, LAST, gap_edits, joinable
 from ranker.score import next_newline_gaps
 
 
@@ -167,6 +167,10 @@ def rank(scheme, text, general, project=None, weight=0.0, adapt=True, folder=Non
             offset = edit_offset(where, start, end)
             if offset > len(text):
                 continue
+            if 0 < i < len(stream) and not repaired and not joinable(stream.token_text(i - 1)[-3:], stream.token_text(i)[:3]):
+                continue    # the two tokens would read as one
+            if i > 0 and stream.kinds[i - 1] == "line_comment" and repaired[:1] not in ("\n", "\r"):
+                continue    # what follows would join the comment
             changes = {k: gap_symbol(repaired, indents[i], unit)}
             j = nxt[i]
             if j >= 0:

@@ -1,0 +1,72 @@
+"""ranker/repairs.py and rank_text: a suggested repair never joins, splits or changes a token."""
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lm.model import LanguageModel
+from parsing.java import tokenize
+from parsing.schemes import get_scheme
+from ranker.rank import rank_text
+from ranker.repairs import joinable
+from ranker.score import Scorer
+
+
+@pytest.mark.parametrize("left, right, ok", [
+    ("package", "demo", False), ("int", "x", False), ("x", "1", False), ("$a", "_b", False),
+    ("x", ";", True), ("(", ")", True), (")", "{", True), ("=", "1", True), ("a", "=", True),
+    ("-", "-b", False), ("-", "-", False), ("+", "=", False), ("-", ">", False), ("<", "<", False),
+    (">", ">=", False), ("/", "/", False), ("/", "*", False), ("*", "/", False), ("String", "...", True),
+    (":", ":", False), ("&", "&", False), ("1", ".5", False), (".", "5", False), ("x", ".", True),
+    ("'a'", "'b'", False), ('""', '"x"', False), ("@", "Override", True), ("=", "-", True),
+    ("ü", "x", False), ("]", "[", True),
+])
+def test_joinable(left, right, ok):
+    assert joinable(left[-3:], right[:3]) == ok
+
+
+def tokens(text):
+    return [t.text for t in tokenize(text).tokens]
+
+
+PIECES = ["int", "x", "=", "a", "-", "-b", "+", "++", "1", ".5", "(", ")", "{", "}", ";", "//c\n", "/*k*/",
+          "\"s\"", "'c'", "List", "<", ">", ">>", "->", "::", ".", ",", "@", "Override", "return", "if"]
+SPACES = ["", " ", "  ", "\t", "\n", "\n    ", " \n", "\n\n\t"]
+
+
+def apply(text, repair):
+    lo = tokenize(text).gap_start(repair.gap)
+    return text[:lo] + repair.repaired + text[lo + len(repair.observed):]
+
+
+STATEMENTS = ["int x = a - -b;", "x++;", "y = (a + 1) * .5;", "list.add(\"s\");", "if (a >= b) { return; }",
+              "// note", "/* block */", "char c = 'c';", "f(x -> x::y);", "List<List<String>> l;",
+              "@Override void g() {}", "z = a >> 2 >>> 1;", "s = \"\" + \"x\";"]
+
+
+@pytest.mark.slow
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.sampled_from(["\n    ", "\n\n    ", "\n\t", "  \n    "]), st.sampled_from(STATEMENTS)),
+                min_size=1, max_size=12))
+def test_every_repair_of_a_parsable_file_keeps_the_tokens(tiny_model, lines):
+    """On Java that parses, the rules alone (rank_text) keep every token of every candidate repair."""
+    text = "class A {\n    void f() {" + "".join(ws + stmt for ws, stmt in lines) + "\n    }\n}\n"
+    scorer = Scorer(LanguageModel(tiny_model))
+    ranked = rank_text(scorer, get_scheme(scorer.scheme), text, "t")
+    before = tokens(text)
+    for finding in ranked.findings():
+        assert tokens(apply(text, finding.repair)) == before, finding
+
+
+@pytest.mark.slow
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.sampled_from(SPACES), st.sampled_from(PIECES)), min_size=2, max_size=25))
+def test_every_reported_finding_keeps_the_tokens_even_in_broken_files(tiny_model, parts):
+    """On anything at all, the findings reported (exact_findings, which --explain and bin/check print) are
+    checked by tokenizing their repair."""
+    text = "class A {\n" + "".join(ws + piece for ws, piece in parts) + "\n}\n"
+    scorer = Scorer(LanguageModel(tiny_model))
+    ranked = rank_text(scorer, get_scheme(scorer.scheme), text, "t")
+    before = tokens(text)
+    found = ranked.exact_findings(text, 5)
+    assert len(found) == min(5, len(found)) and all(tokens(apply(text, f.repair)) == before for f in found)
+    assert [f.offset for f in found] == [f.offset for f in ranked.findings() if tokens(apply(text, f.repair)) == before][:5]
