@@ -105,7 +105,7 @@ HELDOUT := java.net.http/ java.sql/ jdk.httpserver/ java.logging/ java.managemen
 # the held-out files, ranked and evaluated.
 demo: setup
 	@test -e $(DEFAULT_MODEL) || bin/build-lm --order 6 corpora/
-	@bin/make-tasks --seed 0 --count 300 --force $(foreach p,$(HELDOUT),--include $(p)) --output .cache/demo-tasks corpora/jdk17-src.zip
+	@bin/make-tasks --quiet --seed 0 --count 300 --force $(foreach p,$(HELDOUT),--include $(p)) --output .cache/demo-tasks corpora/jdk17-src.zip
 	@s=$$(date +%s.%N); bin/rank .cache/demo-tasks > .cache/demo-predictions.txt; \
 	  e=$$(date +%s.%N); awk "BEGIN{printf \"ranked 300 files in %.1f s\\n\", $$e - $$s}"
 	@bin/evaluate codrep2019 --datasets .cache/demo-tasks < .cache/demo-predictions.txt
