@@ -98,6 +98,12 @@ lossless: setup data
 devsets: setup data
 	$(PY) -m evaluation.devsets .data/devsets
 
+# The ranker on the development sets, per project and style, each file alone and each project as one folder:
+# MRR and file-level AUC, into docs/detection.md (the README links it).
+detection-bench: devsets
+	@test -e $(DEFAULT_MODEL) || bin/build-lm --order 6 corpora/
+	bin/detection-bench --docs docs/detection.md
+
 DEFAULT_MODEL := .models/default-kind-units-o6.bin
 HELDOUT := java.net.http/ java.sql/ jdk.httpserver/ java.logging/ java.management/
 
