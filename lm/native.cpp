@@ -2,7 +2,7 @@
 //
 // Ranking a file scores about 2,000 repairs, each a handful of KenLM lookups; made one by one from
 // Python, the call overhead was several times the lookups themselves. Here a file's symbol stream is
-// scored once (keeping the KenLM state before every symbol), then every repair of a batch is rescored
+// scored once (keeping the KenLM state before every symbol, compactly), then every repair of a batch is rescored
 // in one call: from the state before the changed symbol until the state after a symbol equals the
 // unrepaired stream's state, since from there on every score is the same. Like changes in like contexts
 // are rescored once per file (Segments, below).
@@ -32,12 +32,41 @@ namespace {
 
 constexpr int kMaxModels = 2;
 
-// The stream's states and scores: states[k] is the context symbol k was scored in, one more at the end.
+// The stream's states and scores. The KenLM state before symbol k is kept compactly: its words are the
+// symbols before k, most recent first (<s> before the first), so only its length and backoffs are stored
+// (a State per symbol, sized for KENLM_MAX_ORDER, was 76 bytes: most of a large file's memory).
 struct Scored {
   int models = 1;
-  std::vector<State> states[kMaxModels];
   std::vector<double> scores;
   std::vector<WordIndex> ids[kMaxModels];
+  std::vector<unsigned char> lengths[kMaxModels];   // per symbol, one more at the end
+  std::vector<float> backoffs[kMaxModels];          // `stride` per symbol
+  size_t stride[kMaxModels] = {1, 1};
+  WordIndex bos[kMaxModels] = {0, 0};
+
+  void Keep(size_t j, size_t k, const State &state) {
+    lengths[j][k] = state.length;
+    std::copy(state.backoff, state.backoff + state.length, backoffs[j].begin() + k * stride[j]);
+  }
+
+  // The KenLM state before symbol k under model j.
+  void Get(size_t j, int64_t k, State *out) const {
+    const unsigned char length = lengths[j][k];
+    out->length = length;
+    for (unsigned char i = 0; i < length; ++i) out->words[i] = Word(j, k - 1 - i);
+    std::copy(backoffs[j].begin() + k * stride[j], backoffs[j].begin() + k * stride[j] + length, out->backoff);
+  }
+
+  // Whether `state` is (has the words of) the state before symbol k under model j.
+  bool Same(size_t j, int64_t k, const State &state) const {
+    if (state.length != lengths[j][k]) return false;
+    for (unsigned char i = 0; i < state.length; ++i)
+      if (state.words[i] != Word(j, k - 1 - i)) return false;
+    return true;
+  }
+
+ private:
+  WordIndex Word(size_t j, int64_t at) const { return at >= 0 ? ids[j][at] : bos[j]; }
 };
 
 class Mixture {
@@ -70,24 +99,33 @@ class Mixture {
     if (static_cast<size_t>(in.shape(1)) != m) throw std::invalid_argument("ids: one column per model");
     auto scored = std::make_shared<Scored>();
     scored->models = static_cast<int>(m);
+    State state[2][kMaxModels];
     for (size_t j = 0; j < m; ++j) {
-      scored->states[j].resize(n + 1);
+      // a state never holds more words than the model's order - 1 (nor <s> and more before it)
+      scored->stride[j] = std::max<size_t>(1, models_[j]->Order() - 1);
+      scored->lengths[j].resize(n + 1);
+      scored->backoffs[j].resize((n + 1) * scored->stride[j]);
       scored->ids[j].resize(n);
       for (size_t k = 0; k < n; ++k) scored->ids[j][k] = in(k, j);
-      models_[j]->BeginSentenceWrite(&scored->states[j][0]);
+      scored->bos[j] = models_[j]->BaseVocabulary().BeginSentence();
+      models_[j]->BeginSentenceWrite(&state[0][j]);
+      scored->Keep(j, 0, state[0][j]);
     }
     scored->scores.resize(n);
     py::gil_scoped_release unlocked;
+    int cur = 0;
     for (size_t k = 0; k < n; ++k) {
       const State *from[kMaxModels];
       State *to[kMaxModels];
       WordIndex w[kMaxModels];
       for (size_t j = 0; j < m; ++j) {
-        from[j] = &scored->states[j][k];
-        to[j] = &scored->states[j][k + 1];
+        from[j] = &state[cur][j];
+        to[j] = &state[cur ^ 1][j];
         w[j] = scored->ids[j][k];
       }
       scored->scores[k] = Step(from, w, to);
+      cur ^= 1;
+      for (size_t j = 0; j < m; ++j) scored->Keep(j, k + 1, state[cur][j]);
     }
     return scored;
   }
@@ -173,7 +211,7 @@ class Mixture {
       // Before k, only the words of the observed state there matter (KenLM keeps the longest suffix of
       // the history that a longer n-gram could extend, a function of those words alone).
       int64_t context = 0;
-      for (size_t j = 0; j < m; ++j) context = std::max<int64_t>(context, scored_.states[j][k].length);
+      for (size_t j = 0; j < m; ++j) context = std::max<int64_t>(context, scored_.lengths[j][k]);
       Segment probe{k, kk, k - context, std::min(end_, (kk >= 0 ? kk : k) + reach_ + 1), {0, 0}, {0, 0}, 0, 0, 0};
       for (size_t j = 0; j < m; ++j) {
         probe.w[j] = w[j];
@@ -247,12 +285,14 @@ class Mixture {
     const size_t m = models_.size();
     const int64_t end = static_cast<int64_t>(scored.scores.size());
     State buf[2][kMaxModels];   // the repaired stream's state after the last symbol, and before it
+    State observed[kMaxModels];  // the observed stream's state where the repaired one rejoins it
     const State *from[kMaxModels];
     State *to[kMaxModels];
     WordIndex w[kMaxModels];
     int cur = 0;
     for (size_t j = 0; j < m; ++j) {
-      from[j] = &scored.states[j][k];
+      scored.Get(j, k, &observed[j]);
+      from[j] = &observed[j];
       to[j] = &buf[cur][j];
       w[j] = w1[j];
     }
@@ -264,7 +304,10 @@ class Mixture {
         // same context as the observed stream: scores agree until the next changed symbol
         if (k > kk) break;
         k = kk;
-        for (size_t j = 0; j < m; ++j) from[j] = &scored.states[j][k];
+        for (size_t j = 0; j < m; ++j) {
+          scored.Get(j, k, &observed[j]);
+          from[j] = &observed[j];
+        }
       } else {
         for (size_t j = 0; j < m; ++j) from[j] = &buf[cur][j];
       }
@@ -293,7 +336,7 @@ class Mixture {
 
   bool SameAt(const State *out, const Scored &scored, int64_t k) const {
     for (size_t j = 0; j < models_.size(); ++j)
-      if (!(out[j] == scored.states[j][k])) return false;
+      if (!scored.Same(j, k, out[j])) return false;
     return true;
   }
 

@@ -1,7 +1,9 @@
 """A file's text -> every character offset, most suspicious first.
 
-Every plausible repair of every gap is scored in one batch (rows of numpy arrays, rescored by the compiled
-loop in lm._native); each offset keeps its best repair; offsets are ranked by that repair's gain.
+Every plausible repair of every gap is scored in batches (rows of numpy arrays, rescored by the compiled
+loop in lm._native), a chunk of gaps at a time so that memory stays bounded on large files: plan the rows,
+rescore them, adapt them to the file's style and habits, keep each offset's best repair; the offsets are
+then ranked by that repair's gain.
 """
 from __future__ import annotations
 
@@ -15,13 +17,13 @@ from parsing.schemes import Scheme
 from ._native import best_repairs, format_ranking
 from .cache import GapCache, StyleCounts
 from .habits import HabitCounts, habit_scores, habit_values
+from .plans import PlanTable
 from .repairs import FIRST, LAST, Repair, joinable
-from .score import Scorer, score_stream
+from .score import Scorer, ScoredStream, score_stream
 
 # Dirichlet strength of the style cache, chosen on codrep2019/learning (tasks 0..999 by name, c18-o7
 # model): alpha 0.5: 0.9845, 1: 0.9846, 2: 0.9825, 4: 0.9802, no cache: 0.9717.
 CACHE_ALPHA = 1.0
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,64 +112,143 @@ def after_line_comment(stream) -> np.ndarray:
     return out
 
 
+# Repairs scored in one batch: a chunk's arrays take a few tens of MB whatever the file's size (a 5 MB
+# file has about 15 million repairs), and batches this large still amortise the calls into numpy and C++.
+CHUNK_ROWS = 1 << 18
+PLAN_GAPS = 1 << 16      # gaps whose plans are looked up at once (the lookup keys are Python tuples)
+
+
+@dataclass(frozen=True, eq=False)
+class _Gaps:
+    """What scoring any chunk of a file's repairs needs: its gaps' spans and plans, and the per-gap parts
+    of the adaptation (computed once per file)."""
+    length: int                # characters in the file
+    scored: ScoredStream
+    lo: np.ndarray             # each gap's 0-based span [lo, hi)
+    hi: np.ndarray
+    plan: np.ndarray           # each gap's plan (its rows in `table`)
+    joinable: np.ndarray       # per gap: whether emptying it keeps its two tokens apart (joinable_gaps)
+    after_comment: np.ndarray  # per gap: whether a line comment ends just before it
+    table: PlanTable
+    cache: GapCache | None     # the style cache (None: not adapted)
+    observed_cache: np.ndarray | None   # per gap: how much the cache moves its observed symbol's score
+    habit_counts: HabitCounts | None    # the whitespace habits' rates (None: the scheme has no habits)
+    observed_habits: np.ndarray | None  # per gap: its habit values
+    adapt: bool
+
+
 def rank_text(scorer: Scorer, scheme: Scheme, text: str, path: str = "", adapt: bool = True,
-              style: Style = Style(), alpha: float = CACHE_ALPHA) -> RankedFile:
+              style: Style = Style(), alpha: float = CACHE_ALPHA, chunk_rows: int = CHUNK_ROWS) -> RankedFile:
     """Score every plausible repair; each offset keeps its best repair (ties: the first planned); the
-    offsets best first (ties: lower offset)."""
+    offsets best first (ties: lower offset). The repairs are scored `chunk_rows` at a time (whole gaps):
+    the offsets a gap blames are its own, so each chunk picks its offsets' best repairs on its own."""
     n = len(text)
     if not text:
         empty = np.zeros(0, dtype=np.int64)
         return RankedFile(path, 0, empty, np.zeros(0), empty, np.zeros(0, object), np.zeros(0, object))
     stream = tokenize(text)
+    gaps = _gaps(scorer, scheme, stream, n, adapt, style, alpha)
+    parts = [_best_of_chunk(scorer, gaps, lo, hi, alpha) for lo, hi in _chunks(gaps, chunk_rows)]
+    offset, delta, gap, rows = (np.concatenate(column) for column in zip(*parts))
+    best = best_repairs(offset, delta)   # offsets are unique here: this orders them as one batch would
+    gap_texts = np.asarray(stream.gap_texts, dtype=object)
+    return RankedFile(path, n, offset[best], delta[best], gap[best], gap_texts[gap[best]],
+                      gaps.table.repaired[rows[best]])
+
+
+def _gaps(scorer: Scorer, scheme: Scheme, stream, n: int, adapt: bool, style: Style, alpha: float) -> _Gaps:
     scored = score_stream(scorer, scheme, stream)
-    lo = np.concatenate(([0], np.asarray(stream.ends, dtype=np.int64)))     # each gap's 0-based span
+    lo = np.concatenate(([0], np.asarray(stream.ends, dtype=np.int64)))
     hi = np.concatenate((np.asarray(stream.starts, dtype=np.int64), [n]))
-    gap_texts = stream.gap_texts
-    nxt = scored.next_newline_gap
-    gap_text_array = np.asarray(gap_texts, dtype=object)
-    next_gap_texts = np.where(nxt >= 0, gap_text_array[nxt], None)
-    plans = scorer.plans
-    plan_of_gap = np.asarray(plans.plans(gap_texts, scored.indents, next_gap_texts.tolist(), scored.unit), dtype=np.int64)
-    table = plans.table()
-    rows, gap = table.rows(plan_of_gap)
-
-    # the offset each repair blames: the gap's first or last character, or the next token's first
-    where = table.where[rows]
-    g_lo, g_hi = lo[gap], hi[gap]
-    offset = np.where(where == FIRST, np.where(g_hi > g_lo, g_lo + 1, g_hi + 1),
-                      np.where(where == LAST, g_hi, g_hi + 1))
-    # not an insertion after the file's last character, and only repairs that keep every token as it is
-    keep = (offset <= n) & ~(table.empty[rows] & ~joinable_gaps(stream)[gap]) \
-        & ~(after_line_comment(stream)[gap] & ~table.breaks[rows])
-    rows, gap, offset = rows[keep], gap[keep], offset[keep]
-
-    second = table.second[rows]
-    k2 = np.where(second, 2 * nxt[gap], -1)
-    delta, first = scorer.rescore(scored, 2 * gap, table.w1[rows], k2, table.w2[rows])
+    plan = _plans(scorer, scored)
+    cache = observed_cache = None
     if adapt:
-        # the style cache moves the repaired gap symbol's score, and the observed one's (one batch: the
-        # observed symbols of every gap, then every repair's)
+        # the style cache moves the repaired gap symbol's score, and the observed one's
         cache = GapCache(scored.symbols[:-1], style.folder, style.exclude)
         observed_lm = scored.scores[0:-1:2]   # gap symbol i is symbol 2i
-        gaps = len(observed_lm)
-        adapted = cache.adapted(np.concatenate((np.arange(gaps), gap)),
-                                np.concatenate((cache.gap_ids, table.symbol[rows])),
-                                np.concatenate((observed_lm, first)), alpha)
-        observed = adapted[:gaps] - observed_lm
-        delta = delta + ((adapted[gaps:] - first) - observed[gap])
-
+        observed_cache = cache.adapted(np.arange(len(observed_lm)), cache.gap_ids, observed_lm, alpha) - observed_lm
+    counts = observed_habits = None
     if scheme.units:
         # the scheme leaves trailing whitespace, whitespace on blank lines and mixed indentation out of
         # its symbols: they are scored by their rates in the file (and the folder), around a typical
         # project's (ranker/habits.py); without adaptation, by the typical project's alone
-        observed_habits = habit_values(gap_texts, scored.unit)
+        observed_habits = habit_values(stream.gap_texts, scored.unit)
         counts = HabitCounts.of_values(observed_habits if adapt else observed_habits[:0])
         if adapt and style.habits is not None:
             counts = counts + style.habits
-        own = observed_habits[gap] if adapt else None
-        delta = delta + (habit_scores(counts, habit_values(table.repaired[rows], scored.unit), own)
-                         - habit_scores(counts, observed_habits[gap], own))
+    return _Gaps(n, scored, lo, hi, plan, joinable_gaps(stream), after_line_comment(stream), scorer.plans.table(),
+                 cache, observed_cache, counts, observed_habits, adapt)
 
+
+def _plans(scorer: Scorer, scored: ScoredStream) -> np.ndarray:
+    """Each gap's plan: the kind of gap its text, indentation and next newline gap make."""
+    gap_texts = scored.stream.gap_texts
+    nxt = scored.next_newline_gap
+    out = []
+    for a in range(0, len(gap_texts), PLAN_GAPS):
+        b = min(a + PLAN_GAPS, len(gap_texts))
+        next_gap_texts = [gap_texts[k] if k >= 0 else None for k in nxt[a:b].tolist()]
+        out.extend(scorer.plans.plans(gap_texts[a:b], scored.indents[a:b], next_gap_texts, scored.unit))
+    return np.asarray(out, dtype=np.int64)
+
+
+def _chunks(gaps: _Gaps, chunk_rows: int):
+    """Ranges [lo, hi) of gaps with about `chunk_rows` repairs each (at least one gap)."""
+    ends = np.cumsum(gaps.table.count[gaps.plan])
+    lo, total = 0, len(ends)
+    while lo < total:
+        done = ends[lo - 1] if lo else 0
+        hi = max(lo + 1, int(np.searchsorted(ends, done + chunk_rows, side="right")))
+        yield lo, hi
+        lo = hi
+
+
+def _best_of_chunk(scorer: Scorer, gaps: _Gaps, lo: int, hi: int, alpha: float):
+    """The repairs of gaps lo..hi-1 scored, and for each offset they blame its best: (offsets, gains, gaps,
+    plan rows)."""
+    rows, gap, offset = _repairs(gaps, lo, hi)
+    delta, first = _rescore(scorer, gaps, rows, gap)
+    if gaps.cache is not None:
+        delta = _adapt(gaps, rows, gap, first, delta, alpha)
+    if gaps.habit_counts is not None:
+        delta = _habits(gaps, rows, gap, delta)
     best = best_repairs(offset, delta)
-    return RankedFile(path, n, offset[best], delta[best], gap[best], gap_text_array[gap[best]],
-                      table.repaired[rows[best]])
+    return offset[best], delta[best], gap[best], rows[best]
+
+
+def _repairs(gaps: _Gaps, lo: int, hi: int):
+    """The plan rows of gaps lo..hi-1, the gap of each, and the offset each blames: the gap's first or last
+    character, or the next token's first."""
+    rows, gap = gaps.table.rows(gaps.plan[lo:hi])
+    gap = gap + lo
+    where = gaps.table.where[rows]
+    g_lo, g_hi = gaps.lo[gap], gaps.hi[gap]
+    offset = np.where(where == FIRST, np.where(g_hi > g_lo, g_lo + 1, g_hi + 1),
+                      np.where(where == LAST, g_hi, g_hi + 1))
+    # not an insertion after the file's last character, and only repairs that keep every token as it is
+    keep = (offset <= gaps.length) & ~(gaps.table.empty[rows] & ~gaps.joinable[gap]) \
+        & ~(gaps.after_comment[gap] & ~gaps.table.breaks[rows])
+    return rows[keep], gap[keep], offset[keep]
+
+
+def _rescore(scorer: Scorer, gaps: _Gaps, rows: np.ndarray, gap: np.ndarray):
+    """(log10 gain of each repaired stream under the n-gram model(s), log10 score of the repaired gap symbol)."""
+    table = gaps.table
+    k2 = np.where(table.second[rows], 2 * gaps.scored.next_newline_gap[gap], -1)
+    return scorer.rescore(gaps.scored, 2 * gap, table.w1[rows], k2, table.w2[rows])
+
+
+def _adapt(gaps: _Gaps, rows: np.ndarray, gap: np.ndarray, first: np.ndarray, delta: np.ndarray,
+           alpha: float) -> np.ndarray:
+    """The gains once the style cache has moved the repaired gap symbol's score and the observed one's."""
+    adapted = gaps.cache.adapted(gap, gaps.table.symbol[rows], first, alpha)
+    return delta + ((adapted - first) - gaps.observed_cache[gap])
+
+
+def _habits(gaps: _Gaps, rows: np.ndarray, gap: np.ndarray, delta: np.ndarray) -> np.ndarray:
+    """The gains plus the change in the whitespace habits' log10 probability."""
+    unit = gaps.scored.unit
+    observed = gaps.observed_habits[gap]
+    own = observed if gaps.adapt else None
+    return delta + (habit_scores(gaps.habit_counts, habit_values(gaps.table.repaired[rows], unit), own)
+                    - habit_scores(gaps.habit_counts, observed, own))

@@ -128,6 +128,21 @@ def test_rankings_equal_the_plain_python_ranker(tiny_corpus, lmplz_available, tm
 
 @pytest.mark.slow
 @pytest.mark.parametrize("scheme_name", ["kind-units", "kind"])
+@pytest.mark.parametrize("adapt", [False, True])
+def test_rankings_do_not_depend_on_the_chunk_size(tiny_corpus, lmplz_available, tmp_path, adapt, scheme_name):
+    """Repairs are scored a chunk of gaps at a time (bounded memory): any chunk size ranks alike, bit for bit."""
+    scorer = Scorer(LanguageModel(model_for(scheme_name, tiny_corpus, tmp_path)))
+    scheme = get_scheme(scheme_name)
+    for text in BROKEN:
+        whole = rank_text(scorer, scheme, text, "t", adapt=adapt)
+        for chunk_rows in (1, 7, 50):
+            chunked = rank_text(scorer, scheme, text, "t", adapt=adapt, chunk_rows=chunk_rows)
+            for column in ("candidates", "scores", "gaps", "observed", "repaired"):
+                assert getattr(chunked, column).tolist() == getattr(whole, column).tolist()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scheme_name", ["kind-units", "kind"])
 def test_folder_rankings_equal_the_plain_python_ranker(tiny_corpus, lmplz_available, tmp_path, scheme_name):
     import reference_ranker
     from ranker.folder import folder_style
