@@ -123,7 +123,9 @@ class _Gaps:
     """What scoring any chunk of a file's repairs needs: its gaps' spans and plans, and the per-gap parts
     of the adaptation (computed once per file)."""
     length: int                # characters in the file
-    scored: ScoredStream
+    native: object             # the scored symbols (lm._native.Scored)
+    next_newline_gap: np.ndarray   # per gap (ScoredStream.next_newline_gap)
+    unit: str | None           # the file's indentation unit, when the scheme counts in it
     lo: np.ndarray             # each gap's 0-based span [lo, hi)
     hi: np.ndarray
     plan: np.ndarray           # each gap's plan (its rows in `table`)
@@ -148,36 +150,55 @@ def rank_text(scorer: Scorer, scheme: Scheme, text: str, path: str = "", adapt: 
         return RankedFile(path, 0, empty, np.zeros(0), empty, np.zeros(0, object), np.zeros(0, object))
     stream = tokenize(text)
     gaps = _gaps(scorer, scheme, stream, n, adapt, style, alpha)
+    gap_texts = stream.gap_texts
+    del stream   # the tokens' spans (a large file's memory is mostly per token): the chunks need the gaps'
     parts = [_best_of_chunk(scorer, gaps, lo, hi, alpha) for lo, hi in _chunks(gaps, chunk_rows)]
-    offset, delta, gap, rows = (np.concatenate(column) for column in zip(*parts))
-    best = best_repairs(offset, delta)   # offsets are unique here: this orders them as one batch would
-    gap_texts = np.asarray(stream.gap_texts, dtype=object)
-    return RankedFile(path, n, offset[best], delta[best], gap[best], gap_texts[gap[best]],
-                      gaps.table.repaired[rows[best]])
+    table = gaps.table
+    del gaps     # the scores and the style cache: the merge reuses their memory
+    offset, delta, gap, rows = _merge(parts)
+    return RankedFile(path, n, offset, delta, gap, np.asarray(gap_texts, dtype=object)[gap], table.repaired[rows])
 
 
 def _gaps(scorer: Scorer, scheme: Scheme, stream, n: int, adapt: bool, style: Style, alpha: float) -> _Gaps:
+    """Score the file's symbols once, plan each gap's repairs, and what adapting them needs per gap."""
     scored = score_stream(scorer, scheme, stream)
     lo = np.concatenate(([0], np.asarray(stream.ends, dtype=np.int64)))
     hi = np.concatenate((np.asarray(stream.starts, dtype=np.int64), [n]))
     plan = _plans(scorer, scored)
-    cache = observed_cache = None
-    if adapt:
-        # the style cache moves the repaired gap symbol's score, and the observed one's
-        cache = GapCache(scored.symbols[:-1], style.folder, style.exclude)
-        observed_lm = scored.scores[0:-1:2]   # gap symbol i is symbol 2i
-        observed_cache = cache.adapted(np.arange(len(observed_lm)), cache.gap_ids, observed_lm, alpha) - observed_lm
-    counts = observed_habits = None
-    if scheme.units:
-        # the scheme leaves trailing whitespace, whitespace on blank lines and mixed indentation out of
-        # its symbols: they are scored by their rates in the file (and the folder), around a typical
-        # project's (ranker/habits.py); without adaptation, by the typical project's alone
-        observed_habits = habit_values(stream.gap_texts, scored.unit)
-        counts = HabitCounts.of_values(observed_habits if adapt else observed_habits[:0])
-        if adapt and style.habits is not None:
-            counts = counts + style.habits
-    return _Gaps(n, scored, lo, hi, plan, joinable_gaps(stream), after_line_comment(stream), scorer.plans.table(),
-                 cache, observed_cache, counts, observed_habits, adapt)
+    cache, observed_cache = _style_cache(scored, style, alpha) if adapt else (None, None)
+    counts, observed_habits = _file_habits(stream, scored.unit, adapt, style) if scheme.units else (None, None)
+    return _Gaps(n, scored.native, scored.next_newline_gap, scored.unit, lo, hi, plan, joinable_gaps(stream),
+                 after_line_comment(stream), scorer.plans.table(), cache, observed_cache, counts, observed_habits, adapt)
+
+
+def _style_cache(scored: ScoredStream, style: Style, alpha: float) -> tuple[GapCache, np.ndarray]:
+    """The style cache, which moves the repaired gap symbol's score and the observed one's; and for each
+    gap how much it moves the observed one's."""
+    cache = GapCache(scored.symbols[:-1], style.folder, style.exclude)
+    observed_lm = scored.scores[0:-1:2]   # gap symbol i is symbol 2i
+    observed = np.concatenate([
+        cache.adapted(np.arange(a, b), cache.gap_ids[a:b], observed_lm[a:b], alpha) - observed_lm[a:b]
+        for a, b in _blocks(len(observed_lm), CHUNK_ROWS)])
+    return cache, observed
+
+
+def _file_habits(stream, unit: str | None, adapt: bool, style: Style) -> tuple[HabitCounts, np.ndarray]:
+    """The scheme leaves trailing whitespace, whitespace on blank lines and mixed indentation out of its
+    symbols: they are scored by their rates in the file (and the folder), around a typical project's
+    (ranker/habits.py); without adaptation, by the typical project's alone. Returns those rates, and each
+    gap's habit values (int8: they are small)."""
+    gap_texts = stream.gap_texts
+    observed = np.concatenate([habit_values(gap_texts[a:b], unit).astype(np.int8)
+                               for a, b in _blocks(len(gap_texts), PLAN_GAPS)])
+    counts = HabitCounts.of_values(observed if adapt else observed[:0])
+    if adapt and style.habits is not None:
+        counts = counts + style.habits
+    return counts, observed
+
+
+def _blocks(n: int, size: int):
+    """Ranges [a, b) of at most `size` covering 0..n-1."""
+    return [(a, min(a + size, n)) for a in range(0, n, size)]
 
 
 def _plans(scorer: Scorer, scored: ScoredStream) -> np.ndarray:
@@ -185,8 +206,7 @@ def _plans(scorer: Scorer, scored: ScoredStream) -> np.ndarray:
     gap_texts = scored.stream.gap_texts
     nxt = scored.next_newline_gap
     out = []
-    for a in range(0, len(gap_texts), PLAN_GAPS):
-        b = min(a + PLAN_GAPS, len(gap_texts))
+    for a, b in _blocks(len(gap_texts), PLAN_GAPS):
         next_gap_texts = [gap_texts[k] if k >= 0 else None for k in nxt[a:b].tolist()]
         out.extend(scorer.plans.plans(gap_texts[a:b], scored.indents[a:b], next_gap_texts, scored.unit))
     return np.asarray(out, dtype=np.int64)
@@ -216,6 +236,16 @@ def _best_of_chunk(scorer: Scorer, gaps: _Gaps, lo: int, hi: int, alpha: float):
     return offset[best], delta[best], gap[best], rows[best]
 
 
+def _merge(parts: list) -> list[np.ndarray]:
+    """The chunks' best repairs (offsets, gains, gaps, rows) as one list, best first (emptying `parts`)."""
+    columns = [np.concatenate(column) for column in zip(*parts)]
+    parts.clear()
+    best = best_repairs(columns[0], columns[1])   # offsets are unique here: ordered as one batch would be
+    for i, column in enumerate(columns):
+        columns[i] = column[best]
+    return columns
+
+
 def _repairs(gaps: _Gaps, lo: int, hi: int):
     """The plan rows of gaps lo..hi-1, the gap of each, and the offset each blames: the gap's first or last
     character, or the next token's first."""
@@ -234,8 +264,8 @@ def _repairs(gaps: _Gaps, lo: int, hi: int):
 def _rescore(scorer: Scorer, gaps: _Gaps, rows: np.ndarray, gap: np.ndarray):
     """(log10 gain of each repaired stream under the n-gram model(s), log10 score of the repaired gap symbol)."""
     table = gaps.table
-    k2 = np.where(table.second[rows], 2 * gaps.scored.next_newline_gap[gap], -1)
-    return scorer.rescore(gaps.scored, 2 * gap, table.w1[rows], k2, table.w2[rows])
+    k2 = np.where(table.second[rows], 2 * gaps.next_newline_gap[gap], -1)
+    return scorer.native.rescore(gaps.native, 2 * gap, table.w1[rows], k2, table.w2[rows])
 
 
 def _adapt(gaps: _Gaps, rows: np.ndarray, gap: np.ndarray, first: np.ndarray, delta: np.ndarray,
@@ -247,7 +277,7 @@ def _adapt(gaps: _Gaps, rows: np.ndarray, gap: np.ndarray, first: np.ndarray, de
 
 def _habits(gaps: _Gaps, rows: np.ndarray, gap: np.ndarray, delta: np.ndarray) -> np.ndarray:
     """The gains plus the change in the whitespace habits' log10 probability."""
-    unit = gaps.scored.unit
+    unit = gaps.unit
     observed = gaps.observed_habits[gap]
     own = observed if gaps.adapt else None
     return delta + (habit_scores(gaps.habit_counts, habit_values(gaps.table.repaired[rows], unit), own)
