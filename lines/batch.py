@@ -8,6 +8,8 @@ from typing import Callable
 from formats.codrep2018 import TaskError, read_task, task_paths
 from formats.files import sort_key
 
+from unnatural import cli
+
 from .model import LineRanker
 
 
@@ -23,6 +25,7 @@ _BASELINE = False
 
 def _init(model_dir: str, baseline: bool):
     global _RANKER, _BASELINE
+    cli.ignore_interrupts()
     _RANKER = LineRanker(model_dir)
     _BASELINE = baseline
 

@@ -19,6 +19,7 @@ from tqdm import tqdm
 from formats.files import InputError, decode
 from formats.sources import RawFile
 from parsing.schemes import get_scheme
+from unnatural import cli
 
 
 @dataclass
@@ -109,8 +110,10 @@ def write_corpus(files: Iterable[RawFile], scheme: str, outs: Path | Sequence[Pa
     workers = workers or os.cpu_count() or 1
     bar = tqdm(total=len(jobs), unit="file", desc="tokenizing", disable=not progress, file=sys.stderr)
     with ExitStack() as stack:
+        stack.callback(bar.close)
+        stack.push(_clear_on_failure(bar))
         handles = [stack.enter_context(open(out, "w", encoding="utf-8")) for out in outs]
-        pool = stack.enter_context(Pool(workers))
+        pool = stack.enter_context(Pool(workers, initializer=cli.ignore_interrupts))
         # imap keeps file order, so the corpus (and the model) is the same for any worker count
         for index, line, count in pool.imap(_encode, jobs, chunksize=16):
             st, name, fold = owner[index]
@@ -126,5 +129,14 @@ def write_corpus(files: Iterable[RawFile], scheme: str, outs: Path | Sequence[Pa
             st.tokens += count
             stats.fold_files[fold] += 1
             stats.fold_tokens[fold] += count
-    bar.close()
     return stats
+
+
+def _clear_on_failure(bar: tqdm):
+    """An exit callback: an interrupted or failed run clears its progress bar (the one line saying why is
+    all that remains)."""
+    def clear(kind, value, tb) -> bool:
+        if kind is not None:
+            bar.leave = False
+        return False
+    return clear

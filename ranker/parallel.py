@@ -8,12 +8,15 @@ their turn.
 """
 from __future__ import annotations
 
+import ctypes
 import os
 import signal
 import traceback
 from collections import deque
 from multiprocessing.connection import Connection, Pipe, wait
 from typing import Callable, Iterable, Iterator, TypeVar
+
+from unnatural import cli
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -28,31 +31,19 @@ def ordered_map(fn: Callable[[T], R], items: Iterable[T], workers: int) -> Itera
     workers = max(1, min(workers, len(items)))
     conns: list[Connection] = []
     pids: list[int] = []
-    for w in range(workers):
-        recv, send = Pipe(duplex=False)
-        pid = os.fork()
-        if pid == 0:   # the worker: never returns
-            recv.close()
-            code = 0
-            try:
-                for item in items[w::workers]:
-                    send.send((True, fn(item)))
-            except BaseException:
-                code = 1
-                try:
-                    send.send((False, traceback.format_exc()))
-                except OSError:
-                    pass
-            finally:
-                os._exit(code)
-        send.close()
-        conns.append(recv)
-        pids.append(pid)
     expected = [len(items[w::workers]) for w in range(workers)]
     received = [0] * workers
-    ready: list[deque] = [deque() for _ in range(workers)]
-    index = {id(c): w for w, c in enumerate(conns)}
     try:
+        for w in range(workers):
+            recv, send = Pipe(duplex=False)
+            pid = os.fork()
+            if pid == 0:   # the worker: never returns
+                _work(fn, items[w::workers], recv, send)
+            send.close()
+            conns.append(recv)
+            pids.append(pid)
+        ready: list[deque] = [deque() for _ in range(workers)]
+        index = {id(c): w for w, c in enumerate(conns)}
         for i in range(len(items)):
             w = i % workers
             while not ready[w]:
@@ -64,14 +55,44 @@ def ordered_map(fn: Callable[[T], R], items: Iterable[T], workers: int) -> Itera
                     except EOFError:
                         raise WorkerError(f"worker {v} stopped without a result") from None
                     if not ok:
-                        raise WorkerError(f"worker {v} failed:\n{value}")
+                        raise WorkerError(f"worker {v} failed: {value}")
                     ready[v].append(value)
                     received[v] += 1
             yield ready[w].popleft()
     finally:
+        # stopped early (an error, Ctrl-C, or the caller stopped reading): stop the workers, then reap them
         for conn in conns:
             conn.close()
         for w, pid in enumerate(pids):
-            if received[w] < expected[w]:   # stopped early (an error, or the caller stopped reading)
+            if received[w] < expected[w]:
                 os.kill(pid, signal.SIGTERM)
+        for pid in pids:
             os.waitpid(pid, 0)
+
+
+def _work(fn, items, recv: Connection, send: Connection) -> None:
+    """A worker's life: map `fn` over its items, send each result, exit. Ctrl-C is the parent's to handle
+    (it stops the workers), and a worker whose parent died stops too."""
+    cli.ignore_interrupts()
+    _stop_with_parent()
+    recv.close()
+    code = 0
+    try:
+        for item in items:
+            send.send((True, fn(item)))
+    except BaseException:
+        code = 1
+        try:   # the last line says what failed (the parent reports it in one line)
+            send.send((False, traceback.format_exc().strip().splitlines()[-1]))
+        except OSError:
+            pass
+    finally:
+        os._exit(code)
+
+
+def _stop_with_parent() -> None:
+    """Linux: SIGTERM this process when its parent dies (a killed `bin/rank` leaves no worker behind)."""
+    try:
+        ctypes.CDLL(None).prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass

@@ -7,16 +7,31 @@
 - default paths (models, corpora) are relative to the repository, whatever the working folder; paths a
   user types are relative to the working folder, as in every other program.
 
+- Ctrl-C: one line `<command>: interrupted`, exit EXIT_INTERRUPTED, whatever the command was doing (the
+  launcher, unnatural/run.py, covers the imports too); a closed pipe (`| head`) ends the command quietly;
+  an output that cannot be written (`> /dev/full`, a closed stdout) is an error line; anything unexpected is
+  one line too (`internal error: ...`), never a traceback;
+- --max-bytes: the largest input file read (bigger ones are skipped with a warning: memory is per byte);
+- files written by a command appear whole or not at all (`atomic_output`).
+
 Only the standard library is imported here: `bin/rank`'s start-up time matters.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
 import functools
+import math
 import os
+import re
+import shutil
+import signal
 import sys
+import tempfile
+import threading
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 from . import ROOT
 
@@ -24,6 +39,9 @@ EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+# The default --max-bytes: ranking holds about 100 bytes of memory per byte of input, so a 10 MB file takes
+# about 1 GB; real source files are far smaller (the JDK's largest is 0.4 MB), bigger ones are generated.
+MAX_BYTES = 10_000_000
 
 
 class CommandError(Exception):
@@ -53,21 +71,151 @@ def parser(command: str, description: str, **kwargs) -> ArgumentParser:
     return ArgumentParser(prog=command, description=description, **kwargs)
 
 
+def interrupted(command: str) -> None:
+    print(f"{command}: interrupted", file=sys.stderr)
+
+
+_interrupts = 0
+
+
+def _on_interrupt(signum, frame):
+    global _interrupts
+    _interrupts += 1
+    raise KeyboardInterrupt
+
+
+def handle_interrupts() -> None:
+    """Ctrl-C raises KeyboardInterrupt, and is remembered: a library that turns it into another error (numpy's
+    import does) still ends the command as interrupted. Unblocks Ctrl-C (bin/_run starts Python with it
+    blocked)."""
+    signal.signal(signal.SIGINT, _on_interrupt)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def was_interrupted() -> bool:
+    return _interrupts > 0
+
+
+@contextlib.contextmanager
+def deferred_interrupts() -> Iterator[None]:
+    """Ctrl-C during the block takes effect when it ends: for what must not stop half-way (renaming a model
+    and its signature into place, removing a temporary folder). The main thread only (signals go there)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if caught and previous is not signal.SIG_IGN:
+            global _interrupts
+            _interrupts += 1
+            raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def temporary_folder(prefix: str, dir: str | Path | None = None) -> Iterator[Path]:
+    """A temporary folder, removed when the block ends, however it ends (Ctrl-C included)."""
+    path = Path(tempfile.mkdtemp(prefix=prefix, dir=dir))
+    try:
+        yield path
+    finally:
+        with deferred_interrupts():
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def ignore_interrupts(*_) -> None:
+    """In a worker process: Ctrl-C is the parent's to handle (it stops its workers and reports it once)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def command(name: str) -> Callable:
     """Decorate a command's `main(argv) -> int`: a CommandError becomes the error line and EXIT_USAGE,
-    Ctrl-C exits EXIT_INTERRUPTED without a traceback."""
+    Ctrl-C the line `<name>: interrupted` and EXIT_INTERRUPTED; standard output is flushed before returning,
+    so that a failure to write it is reported here (see the module's docstring)."""
     def wrap(main: Callable[..., int]) -> Callable[..., int]:
         @functools.wraps(main)
         def run(argv=None) -> int:
+            if sys.stdout is None:   # started with stdout closed (`>&-`): writing it is the error
+                sys.stdout = _ClosedOutput()
             try:
-                return main(argv)
-            except CommandError as e:
-                error(name, e)
-                return EXIT_USAGE
-            except KeyboardInterrupt:
+                code = main(argv)
+                sys.stdout.flush()
+                return code
+            except SystemExit:   # argparse: --help, or a usage error already reported
+                if not was_interrupted():
+                    raise
+                interrupted(name)
                 return EXIT_INTERRUPTED
+            except BaseException as e:   # noqa: B036 (every failure ends as one line)
+                return failed(name, e)
+        run.command = name   # for the launcher (unnatural/run.py)
         return run
     return wrap
+
+
+def failed(name: str, e: BaseException) -> int:
+    """Report why command `name` stopped, in one line; its exit status."""
+    if isinstance(e, KeyboardInterrupt) or was_interrupted():
+        interrupted(name)
+        return EXIT_INTERRUPTED
+    if isinstance(e, CommandError):
+        error(name, e)
+    elif isinstance(e, BrokenPipeError):   # the reader (e.g. `head`) closed the pipe: not an error of ours
+        _discard_stdout()
+        return EXIT_OK
+    elif isinstance(e, OSError):
+        if e.filename is None and e.errno in _OUTPUT_ERRORS:
+            _discard_stdout()
+            error(name, f"cannot write the output ({e.strerror})")
+        else:
+            error(name, f"{str(e.filename) + ': ' if e.filename else ''}{e.strerror or e}")
+    elif isinstance(e, RecursionError):
+        error(name, "input nested too deeply to read")
+    elif isinstance(e, MemoryError):
+        error(name, "out of memory (a smaller input, or --max-bytes, may help)")
+    elif isinstance(e, Exception):   # a bug: still one line, with what to report
+        error(name, f"internal error: {type(e).__name__}: {e} ({_where(e)}); please report it")
+    else:
+        raise e
+    return EXIT_USAGE
+
+
+_OUTPUT_ERRORS = {errno.ENOSPC, errno.EBADF, errno.EIO, errno.EFBIG, errno.EDQUOT, errno.EPIPE}
+
+
+class _ClosedOutput:
+    """Standard output when the command was started without one."""
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, "standard output is closed")
+
+    def flush(self) -> None:
+        pass
+
+    def fileno(self) -> int:
+        raise OSError(errno.EBADF, "standard output is closed")
+
+
+def _discard_stdout() -> None:
+    """Send what is left in stdout's buffer nowhere, so that the exit does not report the same failure again."""
+    try:
+        fd = sys.__stdout__.fileno() if sys.__stdout__ is not None else -1
+        if fd >= 0:
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, fd)
+            os.close(null)
+    except (OSError, ValueError):
+        pass
+
+
+def _where(e: BaseException) -> str:
+    tb = e.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return f"{Path(tb.tb_frame.f_code.co_filename).name}:{tb.tb_lineno}" if tb else "?"
 
 
 def repo_path(relative: str | Path) -> Path:
@@ -83,6 +231,28 @@ def positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1: {value}")
+    return value
+
+
+def fraction(text: str) -> float:
+    """argparse type: a number in (0, 1] (an interpolation weight)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not (math.isfinite(value) and 0 < value <= 1):
+        raise argparse.ArgumentTypeError(f"must be in (0, 1]: {text}")
+    return value
+
+
+def byte_count(text: str) -> int:
+    """argparse type: a size in bytes, >= 1, with an optional k, M or G suffix (powers of 1000)."""
+    match = re.fullmatch(r"(\d+(?:\.\d*)?)([kKMG]?)", text.strip())
+    if not match:
+        raise argparse.ArgumentTypeError(f"not a size in bytes: {text!r} (e.g. 10M)")
+    value = int(float(match.group(1)) * {"": 1, "k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9}[match.group(2)])
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1 byte: {text}")
     return value
 
 
@@ -115,3 +285,27 @@ def add_top(p: argparse.ArgumentParser, help: str, default: int | None = None, a
     if default is not None:
         help = f"{help} (default {default})"
     p.add_argument("--top", *aliases, type=positive_int, default=default, metavar=metavar, help=help)
+
+
+def add_max_bytes(p: argparse.ArgumentParser) -> None:
+    """--max-bytes N: input files larger than this are skipped with a warning."""
+    p.add_argument("--max-bytes", type=byte_count, default=MAX_BYTES, metavar="N",
+                   help=f"skip input files larger than N bytes (k, M, G suffixes; default {MAX_BYTES // 10**6}M)")
+
+
+@contextlib.contextmanager
+def atomic_output(path: str | Path, mode: str = "w", **kwargs) -> Iterator:
+    """Open `path` for writing as a temporary file beside it, renamed to `path` when the block ends without
+    an exception (Ctrl-C included): a reader never sees a half-written file, and a failure leaves the old
+    one in place."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
+    try:
+        with os.fdopen(fd, mode, **kwargs) as f:
+            yield f
+        with deferred_interrupts():
+            os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,62 @@
+"""What bin/_run runs: `python -m unnatural.run MODULE ARGS...` calls MODULE's `main(ARGS)` and exits with
+its status.
+
+bin/_run starts Python with Ctrl-C blocked: an interrupt while the interpreter starts would otherwise print
+a traceback. Here it is unblocked first thing (an interrupt that came meanwhile is delivered then), and an
+interrupt at any point, the imports of numpy, tree-sitter and KenLM included, ends the command with one line
+`<command>: interrupted` and EXIT_INTERRUPTED (unnatural/cli.py).
+"""
+from __future__ import annotations
+
+import atexit
+import importlib
+import os
+import signal
+import sys
+
+from . import ROOT, cli
+
+
+def command_name(module: str) -> str:
+    """The bin/ script that runs `module` (for messages before the module is imported)."""
+    for script in sorted((ROOT / "bin").iterdir()):
+        try:
+            if f'_run" {module} ' in script.read_text(errors="replace"):
+                return script.name
+        except OSError:
+            continue
+    return module
+
+
+def main() -> int:
+    module, args = sys.argv[1], sys.argv[2:]
+    name = None
+    try:
+        cli.handle_interrupts()
+        run = importlib.import_module(module).main
+        name = getattr(run, "command", None)
+        code = run(args)
+    except BaseException as e:   # noqa: B036 (before main runs: an interrupt, or a broken installation)
+        if isinstance(e, SystemExit) and not cli.was_interrupted():
+            raise
+        code = cli.failed(name or command_name(module), e)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)   # exiting takes a moment: no traceback from it either
+    code = code if isinstance(code, int) else cli.EXIT_OK
+    if cli.was_interrupted():
+        # a library that met the interrupt may have reported it as unhandled, and Python would then end by
+        # SIGINT rather than with the status: exit now, once the exit handlers have run
+        try:
+            atexit._run_exitfuncs()
+        except Exception:   # noqa: BLE001 (exiting anyway)
+            pass
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError, AttributeError):
+                pass
+        os._exit(code)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
