@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import shutil
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -21,11 +20,11 @@ from tqdm import tqdm
 from formats.sources import RawFile, iter_raw
 from parsing.languages import get_language
 from parsing.schemes import DEFAULT_SCHEME, get_scheme
-from unnatural import ROOT
+from unnatural import ROOT, cli
 from unnatural.signature import versions
 
 from .corpus import CorpusStats, write_corpus
-from .kenlm_tools import build_binary, lmplz
+from .kenlm_tools import build_binary, check_memory, lmplz, memory_for
 from .model import MAX_ORDER, signature_path
 
 # JDK modules held out of the default model, so that `make demo` and the detection development sets
@@ -46,9 +45,12 @@ class BuildConfig:
     exclude: tuple[str, ...] = ()
     workers: int | None = None
     keep_arpa: bool = False
+    memory: str | None = None    # lmplz's -S (default: from the corpus size, kenlm_tools.memory_for)
 
     def __post_init__(self):
         check_order(self.order)
+        if self.memory is not None:
+            check_memory(self.memory)
 
 
 def check_order(order: int) -> None:
@@ -56,9 +58,11 @@ def check_order(order: int) -> None:
         raise ValueError(f"order {order} is outside 1..{MAX_ORDER}")
 
 
-def estimate(corpora: list[Path], output: Path, order: int, tmp: Path, keep_arpa: bool = False) -> dict:
-    """lmplz on the concatenation of `corpora`, then build_binary into `output` (replaced atomically: an
-    interrupted build never leaves a half-written model). Returns what the signature records of it."""
+def estimate(corpora: list[Path], output: Path, order: int, tmp: Path, keep_arpa: bool = False,
+             memory: str | None = None, commit: bool = True) -> dict:
+    """lmplz on the concatenation of `corpora` (with `memory`, default from their size), then build_binary
+    into `output`, replaced atomically (an interrupted build never leaves a half-written model); without
+    `commit`, the model is left at made["partial"] for `commit_model`. Returns what the signature records."""
     t0 = time.time()
     if len(corpora) == 1:
         corpus = corpora[0]
@@ -69,7 +73,7 @@ def estimate(corpora: list[Path], output: Path, order: int, tmp: Path, keep_arpa
                 with open(c, "rb") as src:
                     shutil.copyfileobj(src, dst)
     arpa = tmp / f"{output.name}.arpa"
-    args = lmplz(corpus, arpa, order, tmp)
+    args = lmplz(corpus, arpa, order, tmp, memory or memory_for(sum(c.stat().st_size for c in corpora)))
     t_lmplz = time.time()
     partial = tmp / f"{output.name}.partial"
     build_binary(arpa, partial)
@@ -80,13 +84,30 @@ def estimate(corpora: list[Path], output: Path, order: int, tmp: Path, keep_arpa
         arpa.unlink()
     if corpus not in corpora:
         corpus.unlink()
-    partial.replace(output)
-    return {"lmplz": args, "arpa_bytes": arpa_bytes, "binary_bytes": output.stat().st_size,
+    made = {"lmplz": args, "arpa_bytes": arpa_bytes, "binary_bytes": partial.stat().st_size,
             "seconds": {"lmplz": round(t_lmplz - t0, 1)}}
+    if commit:
+        with cli.deferred_interrupts():
+            partial.replace(output)
+    else:
+        made["partial"] = partial
+    return made
+
+
+def commit_model(partial: Path, output: Path, signature: dict) -> None:
+    """Put a model and its signature in place together (Ctrl-C waits for both): never a new model beside
+    an old signature."""
+    sig = signature_path(output)
+    tmp = sig.with_name(sig.name + ".partial")
+    tmp.write_text(json.dumps(signature, indent=2) + "\n")
+    with cli.deferred_interrupts():
+        partial.replace(output)
+        tmp.replace(sig)
 
 
 def _sign(output: Path, order: int, stats: CorpusStats, exclude, made: dict, t0: float, t_tok: float) -> dict:
-    """Write the signature beside the model (what `LanguageModel.signature` reads) and return it."""
+    """Put the model (made["partial"]) in place with its signature beside it (what `LanguageModel.signature`
+    reads); return the signature."""
     signature = {
         "order": order, "scheme": stats.scheme,
         "sources": [vars(s) for s in stats.sources],
@@ -98,7 +119,7 @@ def _sign(output: Path, order: int, stats: CorpusStats, exclude, made: dict, t0:
         "seconds": {"tokenize": round(t_tok - t0, 1), "lmplz": made["seconds"]["lmplz"],
                     "total": round(time.time() - t0, 1)},
     }
-    signature_path(output).write_text(json.dumps(signature, indent=2) + "\n")
+    commit_model(made["partial"], output, signature)
     return signature
 
 
@@ -107,8 +128,7 @@ def build(cfg: BuildConfig, progress: bool = True) -> dict:
     t0 = time.time()
     out = Path(cfg.output)
     out.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="unnatural-lm-", dir=out.parent) as tmp:
-        tmp = Path(tmp)
+    with cli.temporary_folder(prefix="unnatural-lm-", dir=out.parent) as tmp:
         corpus = tmp / "corpus.txt"
         suffixes = get_language(get_scheme(cfg.scheme).language).suffixes   # .java, or .py for `python`
         files = chain.from_iterable(iter_raw(s, cfg.exclude, suffixes=suffixes) for s in cfg.sources)
@@ -119,8 +139,8 @@ def build(cfg: BuildConfig, progress: bool = True) -> dict:
         if progress:
             print(f"lmplz: order {cfg.order} on {stats.tokens:,} tokens from {stats.files:,} files",
                   file=sys.stderr)
-        made = estimate([corpus], out, cfg.order, tmp, cfg.keep_arpa)
-    return _sign(out, cfg.order, stats, cfg.exclude, made, t0, t_tok)
+        made = estimate([corpus], out, cfg.order, tmp, cfg.keep_arpa, cfg.memory, commit=False)
+        return _sign(out, cfg.order, stats, cfg.exclude, made, t0, t_tok)
 
 
 def build_folds(files: Iterable[RawFile], sources: tuple[str, ...], scheme: str, order: int, folds: int,
@@ -145,7 +165,7 @@ def build_folds(files: Iterable[RawFile], sources: tuple[str, ...], scheme: str,
             held_out[f] = tmp / f"lm-not{f}.bin"
             estimate(others, held_out[f], order, tmp)
         bar.update()
-    made = estimate([corpora[g] for g in with_files], output, order, tmp)
+    made = estimate([corpora[g] for g in with_files], output, order, tmp, commit=False)
     bar.update()
     bar.close()
     return _sign(output, order, stats, (), made, t0, t_tok), held_out, stats

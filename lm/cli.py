@@ -10,7 +10,7 @@ from unnatural import cli
 from unnatural.signature import signature
 
 from .build import HELD_OUT, BuildConfig, EmptyCorpus, build, check_order, default_output
-from .kenlm_tools import KenlmError
+from .kenlm_tools import DEFAULT_MEMORY, MEMORY_PER_BYTE, MIN_MEMORY, KenlmError
 from .model import MAX_ORDER, model_fields
 
 COMMAND = "build-lm"
@@ -34,6 +34,10 @@ def parser() -> cli.ArgumentParser:
                         + " ".join(HELD_OUT) + "); they are left out by default")
     cli.add_workers(p, "tokenizer processes")
     p.add_argument("--keep-arpa", action="store_true", help="also keep the ARPA file beside the model")
+    p.add_argument("--memory", metavar="SIZE",
+                   help=f"lmplz's sort memory, e.g. 500M, 2G or 80%% (default: {MEMORY_PER_BYTE} times the corpus "
+                        f"text, at least {MIN_MEMORY // 2**20}M, at most {DEFAULT_MEMORY}); what does not fit is "
+                        "sorted on disk")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 
@@ -51,7 +55,8 @@ def main(argv=None) -> int:
         is_default = [Path(x).resolve() for x in sources] == [default_corpus.resolve()]
         exclude = tuple(args.exclude) + (HELD_OUT if is_default and not args.no_holdout else ())
         output = args.output or default_output(sources, args.order, args.scheme)
-        cfg = BuildConfig(tuple(sources), args.order, args.scheme, output, exclude, args.workers, args.keep_arpa)
+        cfg = BuildConfig(tuple(sources), args.order, args.scheme, output, exclude, args.workers, args.keep_arpa,
+                          args.memory)
         sig = build(cfg, progress=not args.quiet)
     except (ValueError, UnknownScheme, SourceError, EmptyCorpus, KenlmError, OSError) as e:
         raise cli.CommandError(e) from None

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -9,8 +10,31 @@ from pathlib import Path
 from unnatural import ROOT
 
 TOOLS = ROOT / ".tools" / "kenlm" / "bin"
-# lmplz's sort memory: a quarter of this 24 GiB machine leaves room for the rest of the pipeline.
+# lmplz's sort memory (its -S), at most: a quarter of this 24 GiB machine leaves room for the rest of the
+# pipeline. Below it, memory_for() sizes it from the corpus: lmplz takes all of -S whatever the corpus (a
+# one-file corpus took 1 GB), and sorts on disk (-T) what does not fit.
 DEFAULT_MEMORY = os.environ.get("UNNATURAL_LMPLZ_MEMORY", "6G")
+MEMORY_PER_BYTE = 40        # sorting every n-gram order in memory took about that much per corpus byte
+MIN_MEMORY = 64 * 2**20     # lmplz's vocabulary hash alone takes 24 MiB
+_SIZE = re.compile(r"\d+(\.\d+)?[bkKMGT%]?")
+
+
+def check_memory(memory: str) -> str:
+    """An lmplz -S size (e.g. 500M, 2G, 80%: a number with lmplz's suffix, K by default), or ValueError."""
+    if not _SIZE.fullmatch(memory):
+        raise ValueError(f"memory {memory!r} is not a size such as 500M, 2G or 80%")
+    return memory
+
+
+def memory_for(corpus_bytes: int, cap: str = DEFAULT_MEMORY) -> str:
+    """lmplz's -S for a corpus of `corpus_bytes`: MEMORY_PER_BYTE times it, at least MIN_MEMORY, at most `cap`."""
+    mib = max(MIN_MEMORY, MEMORY_PER_BYTE * corpus_bytes) // 2**20
+    match = re.fullmatch(r"(\d+)([MG])", cap)
+    if match:   # the cap in MiB, when it says (a percentage of the machine's memory is left to lmplz)
+        mib = min(mib, int(match.group(1)) * (1024 if match.group(2) == "G" else 1))
+    elif cap:
+        return cap
+    return f"{mib}M"
 
 
 class KenlmError(RuntimeError):
