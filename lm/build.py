@@ -25,7 +25,7 @@ from unnatural import ROOT
 from unnatural.signature import versions
 
 from .corpus import CorpusStats, write_corpus
-from .kenlm_tools import build_binary, lmplz
+from .kenlm_tools import LmplzPipe, build_binary, lmplz
 from .model import MAX_ORDER, signature_path
 
 # JDK modules held out of the default model, so that `make demo` and the detection development sets
@@ -70,7 +70,13 @@ def estimate(corpora: list[Path], output: Path, order: int, tmp: Path, keep_arpa
                     shutil.copyfileobj(src, dst)
     arpa = tmp / f"{output.name}.arpa"
     args = lmplz(corpus, arpa, order, tmp)
-    t_lmplz = time.time()
+    if corpus not in corpora:
+        corpus.unlink()
+    return binarize(arpa, output, tmp, keep_arpa, {"lmplz": args, "seconds": {"lmplz": round(time.time() - t0, 1)}})
+
+
+def binarize(arpa: Path, output: Path, tmp: Path, keep_arpa: bool, made: dict) -> dict:
+    """build_binary of lmplz's `arpa` into `output`, replaced atomically; `made` with the sizes added."""
     partial = tmp / f"{output.name}.partial"
     build_binary(arpa, partial)
     arpa_bytes = arpa.stat().st_size
@@ -78,11 +84,8 @@ def estimate(corpora: list[Path], output: Path, order: int, tmp: Path, keep_arpa
         arpa.replace(output.with_suffix(".arpa"))
     else:
         arpa.unlink()
-    if corpus not in corpora:
-        corpus.unlink()
     partial.replace(output)
-    return {"lmplz": args, "arpa_bytes": arpa_bytes, "binary_bytes": output.stat().st_size,
-            "seconds": {"lmplz": round(t_lmplz - t0, 1)}}
+    return {**made, "arpa_bytes": arpa_bytes, "binary_bytes": output.stat().st_size}
 
 
 def _sign(output: Path, order: int, stats: CorpusStats, exclude, made: dict, t0: float, t_tok: float) -> dict:
@@ -103,23 +106,26 @@ def _sign(output: Path, order: int, stats: CorpusStats, exclude, made: dict, t0:
 
 
 def build(cfg: BuildConfig, progress: bool = True) -> dict:
-    """Build the model at cfg.output from cfg.sources and its signature beside it; return the signature."""
+    """Build the model at cfg.output from cfg.sources and its signature beside it; return the signature.
+    The corpus is tokenized by forked workers and streamed to lmplz as it comes, in file order."""
     t0 = time.time()
     out = Path(cfg.output)
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="unnatural-lm-", dir=out.parent) as tmp:
         tmp = Path(tmp)
-        corpus = tmp / "corpus.txt"
         suffixes = get_language(get_scheme(cfg.scheme).language).suffixes   # .java, or .py for `python`
         files = chain.from_iterable(iter_raw(s, cfg.exclude, suffixes=suffixes) for s in cfg.sources)
-        stats = write_corpus(files, cfg.scheme, corpus, cfg.workers, progress, sources=cfg.sources)
-        if stats.files == 0:
-            raise EmptyCorpus("empty corpus: no source file could be read from " + ", ".join(cfg.sources))
-        t_tok = time.time()
-        if progress:
-            print(f"lmplz: order {cfg.order} on {stats.tokens:,} tokens from {stats.files:,} files",
-                  file=sys.stderr)
-        made = estimate([corpus], out, cfg.order, tmp, cfg.keep_arpa)
+        arpa = tmp / f"{out.name}.arpa"
+        with LmplzPipe(arpa, cfg.order, tmp) as lmplz_in:
+            stats = write_corpus(files, cfg.scheme, lmplz_in, cfg.workers, progress, sources=cfg.sources)
+            if stats.files == 0:
+                raise EmptyCorpus("empty corpus: no source file could be read from " + ", ".join(cfg.sources))
+            t_tok = time.time()
+            if progress:
+                print(f"lmplz: order {cfg.order} on {stats.tokens:,} tokens from {stats.files:,} files",
+                      file=sys.stderr)
+            args = lmplz_in.close()
+        made = binarize(arpa, out, tmp, cfg.keep_arpa, {"lmplz": args, "seconds": {"lmplz": round(time.time() - t_tok, 1)}})
     return _sign(out, cfg.order, stats, cfg.exclude, made, t0, t_tok)
 
 

@@ -21,7 +21,7 @@ from unnatural.signature import signature
 
 from .explain import explain_json, explain_lines
 from .folder import folder_style
-from .parallel import ordered_map
+from unnatural.parallel import ordered_map
 from .rank import Style, rank_text
 from .score import Scorer
 
