@@ -46,6 +46,9 @@ class BuildConfig:
     exclude: tuple[str, ...] = ()
     workers: int | None = None
     keep_arpa: bool = False
+    cluster: str | None = None        # a Dask scheduler address or local:N (lm.cluster), else forked workers
+    work_dir: str | None = None       # with cluster: where the token shards go (default: beside the model)
+    allow_missing: bool = False       # with cluster: train without the files of shards that failed twice
 
     def __post_init__(self):
         check_order(self.order)
@@ -88,13 +91,15 @@ def binarize(arpa: Path, output: Path, tmp: Path, keep_arpa: bool, made: dict) -
     return {**made, "arpa_bytes": arpa_bytes, "binary_bytes": output.stat().st_size}
 
 
-def _sign(output: Path, order: int, stats: CorpusStats, exclude, made: dict, t0: float, t_tok: float) -> dict:
+def _sign(output: Path, order: int, stats: CorpusStats, exclude, made: dict, t0: float, t_tok: float,
+          missing: list[str] = ()) -> dict:
     """Write the signature beside the model (what `LanguageModel.signature` reads) and return it."""
     signature = {
         "order": order, "scheme": stats.scheme,
         "sources": [vars(s) for s in stats.sources],
         "files": stats.files, "tokens": stats.tokens, "skipped": stats.skipped,
         "exclude": list(exclude),
+        **({"missing": list(missing)} if missing else {}),
         "lmplz": made["lmplz"], "arpa_bytes": made["arpa_bytes"], "binary_bytes": made["binary_bytes"],
         "versions": versions("tree-sitter-python") if stats.scheme == "python" else versions(),
         "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -107,17 +112,24 @@ def _sign(output: Path, order: int, stats: CorpusStats, exclude, made: dict, t0:
 
 def build(cfg: BuildConfig, progress: bool = True) -> dict:
     """Build the model at cfg.output from cfg.sources and its signature beside it; return the signature.
-    The corpus is tokenized by forked workers and streamed to lmplz as it comes, in file order."""
+    The corpus is tokenized by forked workers (or on a Dask cluster) and streamed into lmplz as it comes, in
+    file order: the same model either way."""
     t0 = time.time()
     out = Path(cfg.output)
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="unnatural-lm-", dir=out.parent) as tmp:
         tmp = Path(tmp)
-        suffixes = get_language(get_scheme(cfg.scheme).language).suffixes   # .java, or .py for `python`
-        files = chain.from_iterable(iter_raw(s, cfg.exclude, suffixes=suffixes) for s in cfg.sources)
         arpa = tmp / f"{out.name}.arpa"
+        missing: list[str] = []
         with LmplzPipe(arpa, cfg.order, tmp) as lmplz_in:
-            stats = write_corpus(files, cfg.scheme, lmplz_in, cfg.workers, progress, sources=cfg.sources)
+            if cfg.cluster:
+                from .cluster import write_corpus_on_cluster   # Dask is imported only with --cluster
+                stats, missing = write_corpus_on_cluster(cfg.sources, cfg.exclude, cfg.scheme, lmplz_in, cfg.cluster,
+                                                         cfg.work_dir or str(tmp), cfg.allow_missing, progress)
+            else:
+                suffixes = get_language(get_scheme(cfg.scheme).language).suffixes   # .java, or .py for `python`
+                files = chain.from_iterable(iter_raw(s, cfg.exclude, suffixes=suffixes) for s in cfg.sources)
+                stats = write_corpus(files, cfg.scheme, lmplz_in, cfg.workers, progress, sources=cfg.sources)
             if stats.files == 0:
                 raise EmptyCorpus("empty corpus: no source file could be read from " + ", ".join(cfg.sources))
             t_tok = time.time()
@@ -126,7 +138,7 @@ def build(cfg: BuildConfig, progress: bool = True) -> dict:
                       file=sys.stderr)
             args = lmplz_in.close()
         made = binarize(arpa, out, tmp, cfg.keep_arpa, {"lmplz": args, "seconds": {"lmplz": round(time.time() - t_tok, 1)}})
-    return _sign(out, cfg.order, stats, cfg.exclude, made, t0, t_tok)
+    return _sign(out, cfg.order, stats, cfg.exclude, made, t0, t_tok, missing)
 
 
 def build_folds(files: Iterable[RawFile], sources: tuple[str, ...], scheme: str, order: int, folds: int,

@@ -52,7 +52,7 @@ class CorpusStats:
 
 def fold_of(data: bytes, folds: int) -> int:
     """The fold of a file's content (the same for every copy of it)."""
-    return _fold(hashlib.sha1(data).digest(), folds)
+    return _fold(digest(data), folds)
 
 
 def _fold(digest: bytes, folds: int) -> int:
@@ -82,11 +82,43 @@ NO_TOKENS = "no tokens"   # a file without tokens (empty, or only whitespace) is
 class Distinct:
     """The files that go into a corpus, each once, in order, with where each one is counted."""
     stats: CorpusStats
-    files: list[RawFile] = field(default_factory=list)
+    files: list = field(default_factory=list)                             # what was offered and kept
     owners: list[tuple[SourceStats, int]] = field(default_factory=list)   # (its source's stats, its fold)
+    seen: set[bytes] = field(default_factory=set)                         # content hashes kept
+
+    @classmethod
+    def of(cls, scheme: str, folds: int = 1, sources: Sequence[str] = ()) -> "Distinct":
+        """None kept yet. `sources`: the SOURCE arguments, so that one holding no file is reported too."""
+        out = cls(CorpusStats(scheme, fold_files=[0] * folds, fold_tokens=[0] * folds))
+        for source in sources:
+            out.source(str(source))
+        return out
+
+    def source(self, name: str) -> SourceStats:
+        for st in self.stats.sources:
+            if st.source == name:
+                return st
+        self.stats.sources.append(SourceStats(name))
+        return self.stats.sources[-1]
+
+    def offer(self, item, source: str, name: str, error: str | None, digest: bytes | None) -> bool:
+        """Keep `item` unless it could not be read (`error`: warned about, counted as skipped) or its
+        content (SHA-1 `digest`) was kept already (counted as a duplicate)."""
+        st = self.source(source)
+        if error:
+            st.skipped += 1
+            _warn(f"{name}: {error}; skipped")
+            return False
+        if digest in self.seen:
+            st.duplicates += 1
+            return False
+        self.seen.add(digest)
+        self.files.append(item)
+        self.owners.append((st, _fold(digest, len(self.stats.fold_files))))
+        return True
 
     def add(self, index: int, result: tuple[bytes | None, int | str]) -> bytes | None:
-        """Count file `index`'s encoding; its line, or None (warned about when it could not be read)."""
+        """Count kept file `index`'s encoding; its line, or None (warned about when it could not be read)."""
         line, count = result
         st, fold = self.owners[index]
         if line is None:
@@ -101,32 +133,16 @@ class Distinct:
         return line
 
 
+def digest(data: bytes) -> bytes:
+    """The content hash that tells copies apart (and picks a file's fold)."""
+    return hashlib.sha1(data).digest()
+
+
 def distinct(files: Iterable[RawFile], scheme: str, folds: int = 1, sources: Sequence[str] = ()) -> Distinct:
-    """The distinct readable `files` in order (a copy of a file already read is counted, not kept; an
-    unreadable one is warned about and counted as skipped). `sources`: the SOURCE arguments, so that one
-    holding no file is reported too."""
-    out = Distinct(CorpusStats(scheme, fold_files=[0] * folds, fold_tokens=[0] * folds))
-    by_source: dict[str, SourceStats] = {}
-    for source in sources:
-        by_source[str(source)] = SourceStats(str(source))
-        out.stats.sources.append(by_source[str(source)])
-    seen: set[bytes] = set()
+    """The distinct readable `files` in order (see `Distinct.offer`)."""
+    out = Distinct.of(scheme, folds, sources)
     for raw in files:
-        st = by_source.get(raw.source)
-        if st is None:
-            st = by_source[raw.source] = SourceStats(raw.source)
-            out.stats.sources.append(st)
-        if raw.error:
-            st.skipped += 1
-            _warn(f"{raw.name}: {raw.error}; skipped")
-            continue
-        digest = hashlib.sha1(raw.data).digest()
-        if digest in seen:
-            st.duplicates += 1
-            continue
-        seen.add(digest)
-        out.files.append(raw)
-        out.owners.append((st, _fold(digest, folds)))
+        out.offer(raw, raw.source, raw.name, raw.error, None if raw.error else digest(raw.data))
     return out
 
 

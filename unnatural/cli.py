@@ -115,3 +115,8 @@ def add_top(p: argparse.ArgumentParser, help: str, default: int | None = None, a
     if default is not None:
         help = f"{help} (default {default})"
     p.add_argument("--top", *aliases, type=positive_int, default=default, metavar=metavar, help=help)
+
+
+def add_cluster(p: argparse.ArgumentParser, help: str) -> None:
+    """--cluster ADDRESS: a Dask scheduler address or local:N (unnatural.cluster; Dask is imported only then)."""
+    p.add_argument("--cluster", metavar="ADDRESS", default=None, help=help)
