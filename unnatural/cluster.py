@@ -166,6 +166,9 @@ def cluster_map(fn: Callable[[T], R], items: Iterable[T], cluster: "str | distri
         return
     fn, init = by_name(fn), by_name(init)
     key = uuid.uuid4().hex   # this map's init: run once in each worker process
+    # init (a model's path, or a folder's style counts, possibly large) goes to every worker once, not
+    # into every task
+    setup = client.scatter(init, broadcast=True, hash=False) if init is not None else None
     size = batch or batch_size(len(items), workers(client))
     spans = [(i, min(i + size, len(items))) for i in range(0, len(items), size)]
     limit = BATCHES_IN_FLIGHT * workers(client)
@@ -175,19 +178,19 @@ def cluster_map(fn: Callable[[T], R], items: Iterable[T], cluster: "str | distri
         while submitted < len(spans) or queued:
             while submitted < len(spans) and len(queued) < limit:
                 lo, hi = spans[submitted]
-                queued.append(client.submit(_run_batch, fn, init, key, items[lo:hi], retries=1, pure=False,
+                queued.append(client.submit(_run_batch, fn, setup, key, items[lo:hi], retries=1, pure=False,
                                             key=f"batch-{key[:12]}-{submitted}"))
                 submitted += 1
             future = queued.popleft()
             try:
                 results = future.result()
-            except Exception as e:
+            except Exception as e:   # noqa: BLE001 - failed twice, whatever the reason
                 lo, hi = spans[submitted - len(queued) - 1]
                 raise ClusterError(f"items {lo}..{hi - 1} failed twice on the cluster: {_reason(e)}") from None
             future.release()
             yield from results
     finally:
-        cancel(client, list(queued))
+        cancel(client, list(queued) + ([setup] if setup is not None else []))
 
 
 def by_name(fn):
