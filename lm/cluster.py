@@ -116,11 +116,12 @@ def write_corpus_on_cluster(sources: Sequence[str], exclude: tuple[str, ...], sc
             print(f"build-lm: {len(entries):,} files ({sum(s.bytes for s in shards) / 2**20:,.1f} MiB) in "
                   f"{len(shards):,} shards on {workers(client)} Dask workers ({address})", file=sys.stderr)
         bar = tqdm(total=len(entries), unit="file", desc="tokenizing", disable=not progress, file=sys.stderr)
-        fs.makedirs(root, exist_ok=True)
-        hashes = [client.submit(hash_shard, s.entries, retries=1, pure=False, key=f"hash-{run[-12:]}-{s.index}")
-                  for s in shards]
+        hashes: list = []
         tokens: deque = deque()   # (shard, index of its first kept file, its kept files, future), in order
         try:
+            fs.makedirs(root, exist_ok=True)
+            hashes = [client.submit(hash_shard, s.entries, retries=1, pure=False, key=f"hash-{run[-12:]}-{s.index}")
+                      for s in shards]
             for shard, future in zip(shards, hashes):
                 try:
                     found = future.result()

@@ -25,6 +25,7 @@ import contextlib
 import functools
 import importlib
 import logging
+import signal
 import sys
 import threading
 import uuid
@@ -75,14 +76,22 @@ def connect(address: str) -> Iterator["distributed.Client"]:  # noqa: F821
     cluster = client = None
     try:
         if processes is not None:
+            # A terminal's Ctrl-C reaches the whole process group: the workers would each print their own
+            # KeyboardInterrupt. They are started with SIGINT ignored (which survives exec, and Python and
+            # asyncio leave alone), so this process alone cancels the work and stops them.
+            ignore = threading.current_thread() is threading.main_thread()
+            previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if ignore else None
             try:
                 cluster = distributed.LocalCluster(n_workers=processes, threads_per_worker=1, processes=True,
                                                    dashboard_address=None, silence_logs=logging.CRITICAL,
                                                    scheduler_kwargs={"allowed_failures": ALLOWED_FAILURES})
-                client = distributed.Client(cluster)
-                client.wait_for_workers(processes, timeout=CONNECT_TIMEOUT)
             except (OSError, TimeoutError, RuntimeError) as e:
                 raise ClusterError(f"cannot start a local cluster of {processes} workers ({e})") from None
+            finally:
+                if ignore:
+                    signal.signal(signal.SIGINT, previous)
+            client = distributed.Client(cluster)
+            client.wait_for_workers(processes, timeout=CONNECT_TIMEOUT)
         else:
             try:
                 client = distributed.Client(where, timeout=CONNECT_TIMEOUT)
