@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import fnmatch
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -107,6 +106,7 @@ def _file_entry(src: str, path: Path, shape: str) -> SourceEntry:
 
 
 def _archive(path: Path, src: str, exclude, suffixes=(".java",)) -> Iterator[SourceEntry]:
+    import zipfile   # here: bin/rank imports this module, and never reads an archive
     try:
         zf = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError) as e:
@@ -120,6 +120,7 @@ def _archive(path: Path, src: str, exclude, suffixes=(".java",)) -> Iterator[Sou
 
 def read_entries(entries: Iterable[SourceEntry]) -> Iterator[RawFile]:
     """The listed files read, in order; an archive stays open while its members follow one another."""
+    import zipfile
     archive: tuple[str, zipfile.ZipFile] | None = None
     try:
         for e in entries:

@@ -22,7 +22,6 @@ from unnatural.signature import signature
 
 from .explain import explain_json, explain_lines
 from .folder import folder_style
-from unnatural.parallel import ordered_map
 from .rank import Style, rank_text
 from .score import Scorer
 
@@ -155,8 +154,12 @@ def main(argv=None) -> int:
         results = _on_cluster(files, args.cluster, cfg, styles)
     else:
         _worker.update(cfg=cfg, scorer=scorer, scheme=scheme, styles=styles)
-        # forked after loading: the workers share the model's pages
-        results = map(_rank_one, files) if args.workers <= 1 else ordered_map(_rank_one, files, args.workers)
+        if args.workers <= 1 or len(files) <= 1:   # one file (an editor, a hook): no worker to fork
+            results = map(_rank_one, files)
+        else:
+            from unnatural.parallel import ordered_map
+            # forked after loading: the workers share the model's pages
+            results = ordered_map(_rank_one, files, args.workers)
     try:
         for line, note in results:
             if note:
