@@ -7,7 +7,7 @@ from pathlib import Path
 from formats.sources import SourceError, shape_of
 from parsing.schemes import DEFAULT_SCHEME, SCHEMES, UnknownScheme, get_scheme
 from unnatural import cli
-from unnatural.cluster import ClusterError
+from unnatural.cluster import ClusterError, parse_address
 from unnatural.signature import signature
 
 from .build import HELD_OUT, BuildConfig, EmptyCorpus, build, check_order, default_output
@@ -62,6 +62,8 @@ def main(argv=None) -> int:
         output = args.output or default_output(sources, args.order, args.scheme)
         if (args.work_dir or args.allow_missing) and not args.cluster:
             raise ValueError("--work-dir and --allow-missing go with --cluster")
+        if args.cluster:
+            parse_address(args.cluster)
         cfg = BuildConfig(tuple(sources), args.order, args.scheme, output, exclude, args.workers, args.keep_arpa,
                           args.cluster, args.work_dir, args.allow_missing)
         sig = build(cfg, progress=not args.quiet)

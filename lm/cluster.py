@@ -18,6 +18,7 @@ Ctrl-C cancels the cluster's work; the work folder is removed either way.
 """
 from __future__ import annotations
 
+import contextlib
 import gzip
 import sys
 import uuid
@@ -31,7 +32,7 @@ from tqdm import tqdm
 from formats.sources import SourceEntry, iter_entries, read_entries
 from parsing.languages import get_language
 from parsing.schemes import get_scheme
-from unnatural.cluster import ClusterError, cancel, connect, workers
+from unnatural.cluster import ClusterError, cancel, connect, describe, workers
 
 from .corpus import CorpusStats, Distinct, digest, encode
 
@@ -171,14 +172,15 @@ def _stream(job, kept: Distinct, sink: BinaryIO, allow_missing: bool, missing: l
     with fsspec.open(url, "rb", compression="gzip") as lines:
         while block := lines.read(COPY_BYTES):
             sink.write(block)
+    with contextlib.suppress(OSError):   # read: the work folder need not hold the whole corpus
+        fsspec.core.url_to_fs(url)[0].rm(url)
     bar.update(len(mine))
 
 
 def _failed(shard: Shard, entries: Sequence[SourceEntry], error: BaseException, allow_missing: bool,
             missing: list[str]) -> None:
     names = [e.name for e in entries]
-    reason = f"{type(error).__name__}: {str(error).strip().splitlines()[-1] if str(error).strip() else ''}"
-    head = f"shard {shard.index} ({len(names)} files, {names[0]} .. {names[-1]}) failed twice ({reason.rstrip(': ')})"
+    head = f"shard {shard.index} ({len(names)} files, {names[0]} .. {names[-1]}) failed twice ({describe(error)})"
     if not allow_missing:
         shown = names[:20]
         for name in shown:

@@ -85,6 +85,7 @@ class Distinct:
     files: list = field(default_factory=list)                             # what was offered and kept
     owners: list[tuple[SourceStats, int]] = field(default_factory=list)   # (its source's stats, its fold)
     seen: set[bytes] = field(default_factory=set)                         # content hashes kept
+    by_source: dict[str, SourceStats] = field(default_factory=dict)
 
     @classmethod
     def of(cls, scheme: str, folds: int = 1, sources: Sequence[str] = ()) -> "Distinct":
@@ -95,26 +96,26 @@ class Distinct:
         return out
 
     def source(self, name: str) -> SourceStats:
-        for st in self.stats.sources:
-            if st.source == name:
-                return st
-        self.stats.sources.append(SourceStats(name))
-        return self.stats.sources[-1]
+        st = self.by_source.get(name)
+        if st is None:
+            st = self.by_source[name] = SourceStats(name)
+            self.stats.sources.append(st)
+        return st
 
-    def offer(self, item, source: str, name: str, error: str | None, digest: bytes | None) -> bool:
+    def offer(self, item, source: str, name: str, error: str | None, sha1: bytes | None) -> bool:
         """Keep `item` unless it could not be read (`error`: warned about, counted as skipped) or its
-        content (SHA-1 `digest`) was kept already (counted as a duplicate)."""
+        content (`sha1`, its `digest`) was kept already (counted as a duplicate)."""
         st = self.source(source)
         if error:
             st.skipped += 1
             _warn(f"{name}: {error}; skipped")
             return False
-        if digest in self.seen:
+        if sha1 in self.seen:
             st.duplicates += 1
             return False
-        self.seen.add(digest)
+        self.seen.add(sha1)
         self.files.append(item)
-        self.owners.append((st, _fold(digest, len(self.stats.fold_files))))
+        self.owners.append((st, _fold(sha1, len(self.stats.fold_files))))
         return True
 
     def add(self, index: int, result: tuple[bytes | None, int | str]) -> bytes | None:

@@ -59,6 +59,29 @@ def test_bad_cluster_addresses(address):
         parse_address(address)
 
 
+def test_an_unreachable_scheduler_is_one_line_and_exit_2(tmp_path, monkeypatch):
+    """Nothing listens on port 1 of this machine: bin/build-lm and bin/rank say so in one line."""
+    have_dask()
+    import unnatural.cluster
+    monkeypatch.setattr(unnatural.cluster, "CONNECT_TIMEOUT", 2)
+    (tmp_path / "A.java").write_text(TINY_JAVA["A.java"])
+    code, out, err = run_build_lm(["--quiet", "--cluster", "tcp://127.0.0.1:1", "--output", str(tmp_path / "m.bin"),
+                                   str(tmp_path)])
+    assert code == 2 and out == "" and not (tmp_path / "m.bin").exists()
+    assert err.startswith("build-lm: error: cannot reach the Dask scheduler at tcp://127.0.0.1:1") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--work-dir", "/tmp"], "--work-dir and --allow-missing go with --cluster"),
+    (["--allow-missing"], "--work-dir and --allow-missing go with --cluster"),
+    (["--cluster", "local:0"], "expected local:N with N >= 1"),
+])
+def test_cluster_options_are_checked(tmp_path, argv, message):
+    (tmp_path / "A.java").write_text(TINY_JAVA["A.java"])
+    code, out, err = run_build_lm([*argv, "--quiet", "--output", str(tmp_path / "m.bin"), str(tmp_path)])
+    assert code == 2 and message in err and err.count("\n") == 1
+
+
 @pytest.mark.parametrize("items, workers, expected", [(10, 2, 1), (1000, 2, 62), (10**6, 2, 64), (0, 4, 1)])
 def test_batch_sizes(items, workers, expected):
     assert batch_size(items, workers) == expected

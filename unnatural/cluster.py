@@ -91,12 +91,15 @@ def connect(address: str) -> Iterator["distributed.Client"]:  # noqa: F821
                 if ignore:
                     signal.signal(signal.SIGINT, previous)
             client = distributed.Client(cluster)
-            client.wait_for_workers(processes, timeout=CONNECT_TIMEOUT)
+            try:
+                client.wait_for_workers(processes, timeout=CONNECT_TIMEOUT)
+            except (OSError, TimeoutError) as e:
+                raise ClusterError(f"the local cluster's {processes} workers did not start ({e})") from None
         else:
             try:
                 client = distributed.Client(where, timeout=CONNECT_TIMEOUT)
-            except (OSError, TimeoutError) as e:
-                raise ClusterError(f"cannot reach the Dask scheduler at {where} ({e})") from None
+            except (OSError, TimeoutError, ValueError) as e:
+                raise ClusterError(f"cannot reach the Dask scheduler at {where} ({describe(e)})") from None
         _check_versions(client)
         yield client
     finally:
@@ -117,7 +120,7 @@ def _check_versions(client) -> None:
     try:
         found = set(client.run(_version).values())
     except Exception as e:   # noqa: BLE001 - whatever a worker raised, e.g. it cannot import this project
-        raise ClusterError(f"the cluster's workers cannot run unnatural ({_reason(e)})") from None
+        raise ClusterError(f"the cluster's workers cannot run unnatural ({describe(e)})") from None
     if found - {__version__}:
         raise ClusterError(f"the cluster's workers run unnatural {', '.join(sorted(found))}, this is {__version__}")
 
@@ -195,7 +198,7 @@ def cluster_map(fn: Callable[[T], R], items: Iterable[T], cluster: "str | distri
                 results = future.result()
             except Exception as e:   # noqa: BLE001 - failed twice, whatever the reason
                 lo, hi = spans[submitted - len(queued) - 1]
-                raise ClusterError(f"items {lo}..{hi - 1} failed twice on the cluster: {_reason(e)}") from None
+                raise ClusterError(f"items {lo}..{hi - 1} failed twice on the cluster: {describe(e)}") from None
             future.release()
             yield from results
     finally:
@@ -216,6 +219,7 @@ def by_name(fn):
     return fn
 
 
-def _reason(error: BaseException) -> str:
+def describe(error: BaseException) -> str:
+    """An exception a worker raised (or Dask's KilledWorker), as the end of one line."""
     text = str(error).strip().splitlines()
     return f"{type(error).__name__}: {text[-1] if text else ''}".rstrip(": ")
