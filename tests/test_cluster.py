@@ -216,7 +216,7 @@ def test_cluster_build_is_the_local_build(tmp_path, lmplz_available):
     work = tmp_path / "work"
     work.mkdir()
     proc = subprocess.run([str(ROOT / "bin" / "build-lm"), "--order", "3", "--cluster", "local:2", "--work-dir",
-                           str(work), "--output", str(tmp_path / "cluster.bin"), *sources],
+                           f"file://{work}", "--output", str(tmp_path / "cluster.bin"), *sources],   # a fsspec URL
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "cluster.bin").read_bytes() == (tmp_path / "local.bin").read_bytes()
