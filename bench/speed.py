@@ -29,8 +29,10 @@ from lm.model import model_fields, read_signature
 from unnatural import ROOT, cli
 from unnatural.signature import signature, versions
 
-from . import report
+from . import report, startup
 from .rankcmd import RankCommand, RankerError, rank_command
+
+DEFAULT_MODEL = ".models/default-kind-units-o6.bin"   # ranker.cli.DEFAULT_MODEL, without importing the ranker
 
 PROG = "bench"
 PYTHON = sys.executable
@@ -86,6 +88,14 @@ def parser() -> cli.ArgumentParser:
     p.add_argument("--ranker", default=None, metavar="REV",
                    help="time the code of git revision REV (a snapshot under .cache/snapshots/) instead of the "
                         "working tree")
+    p.add_argument("--startup-model", type=Path, default=ROOT / DEFAULT_MODEL,
+                   help=f"model of the start-up and one-small-file timings (default {DEFAULT_MODEL})")
+    p.add_argument("--startup-runs", type=int, default=10,
+                   help="runs of each start-up timing, best and median reported (default 10; 0 skips them)")
+    p.add_argument("--corpus", type=Path, default=ROOT / "corpora",
+                   help="corpus of the model-building timing (default corpora/, HELD_OUT left out)")
+    p.add_argument("--build-runs", type=int, default=1,
+                   help="times `bin/build-lm --order 6 CORPUS` is run (default 1; 0 skips it)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 
@@ -295,6 +305,10 @@ def main(argv=None) -> int:
             raise UsageError(f"--workers {args.workers}: worker counts must be at least 1")
         if args.per_size is not None and args.per_size < 1:
             raise UsageError(f"--per-size {args.per_size}: must be at least 1")
+        if args.startup_runs < 0 or args.build_runs < 0:
+            raise UsageError("--startup-runs and --build-runs: must be at least 0")
+        if args.startup_runs and not args.startup_model.is_file():
+            raise UsageError(f"--startup-model {args.startup_model}: no such model (--startup-runs 0 skips it)")
         chars_per_size = parse_size(args.chars_per_size)
         if not args.model.is_file():
             raise UsageError(f"--model {args.model}: no such model")
@@ -317,17 +331,30 @@ def main(argv=None) -> int:
         print(f"{PROG}: warning: load average {load_before:.1f} on {os.cpu_count()} cores: other work is running "
               "and the timings will be slower than the ranker is", file=sys.stderr)
     try:
-        rows, startup = measure(ranker, args.model, sets, workers, not args.quiet)
+        rows, fixed = measure(ranker, args.model, sets, workers, not args.quiet)
+        waits, one_file, build, same = [], None, None, False
+        if args.startup_runs:
+            waits, _ = startup.measure_startup(ranker, args.startup_model, args.validation, args.startup_runs)
+            one_file = waits[2]
+        if args.build_runs:
+            build, same = startup.measure_build(args.corpus, ROOT / DEFAULT_MODEL, args.build_runs)
+            waits.append(build)
     except (RuntimeError, OSError) as e:
         raise cli.CommandError(e) from None
     table = markdown_table(rows)
     goal = "\n".join(["| target | measured | status |", "|---|---:|---|"]
-                     + [f"| {t} | {m} | {s} |" for t, m, s in targets(rows, validation)])
-    start = ", ".join(f"{w} workers {s:.2f} s" for w, s in startup.items())
+                     + [f"| {t} | {m} | {s} |" for t, m, s in
+                        targets(rows, validation) + startup.targets(one_file, build)])
+    start = ", ".join(f"{w} workers {s:.2f} s" for w, s in fixed.items())
     notes = (f"Start-up (bin/rank on no file, best of 3; subtracted for the net ms/1000 chars): {start}.\n"
              "Floor: `python -m bench.floor` loop time (read, tree-sitter parse and leaf walk in C, the ranker's "
              "own), one process.\n"
              + report.load_note(load_before, os.getloadavg()[0]))
+    if waits:
+        notes += (f"\n\nStart-up and building, with {args.startup_model.name} (wall clock from outside, each a new "
+                  "process):\n\n" + startup.markdown(waits))
+        if build is not None and args.corpus.resolve() == (ROOT / "corpora").resolve():
+            notes += (f"\n\nThe model built is {'' if same else 'not '}byte-identical to {DEFAULT_MODEL}.")
     sig = signature_line(args.model, sets, args.seed, ranker.label)
     page = f"{table}\n\n{goal}\n\n{notes}\n\n{sig}\n"
     (args.output / "bench.md").write_text(page)

@@ -93,7 +93,7 @@ def run_system(system: str, tasks, language: str, predictor, workers: int, progr
     t0 = time.time()
     idx = range(len(tasks))
     if workers > 1:
-        from ranker.parallel import ordered_map
+        from unnatural.parallel import ordered_map
         results = ordered_map(_predict, idx, workers)
     else:
         results = map(_predict, idx)

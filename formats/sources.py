@@ -9,10 +9,9 @@
 from __future__ import annotations
 
 import fnmatch
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from . import codrep2018, codrep2019
 from .files import InputError, normalize_path, sort_key
@@ -45,27 +44,45 @@ def shape_of(path: Path) -> str:
     raise SourceError(f"{path}: no such file or folder")
 
 
+@dataclass(frozen=True)
+class SourceEntry:
+    """A file a SOURCE holds, listed but not read: what `bin/build-lm --cluster` cuts into shards (its
+    `size` balances them) and what any process that sees the same paths can read (`read_entries`)."""
+    source: str                # the SOURCE argument it came from
+    name: str                  # path (or archive member) for messages
+    shape: str                 # as RawFile.shape
+    path: str                  # the file, or the archive, on disk
+    size: int = 0              # bytes (uncompressed), as listed
+    member: str | None = None  # the archive member
+    data: bytes | None = None  # content already known when listed (CodRep 2019 base files are voted then)
+    error: str | None = None   # why it cannot be read
+
+
 def iter_raw(source: str | Path, exclude: tuple[str, ...] = (), origin: str | None = None,
              suffixes: tuple[str, ...] = (".java",)) -> Iterator[RawFile]:
     """Every file a SOURCE holds, as raw bytes (decoding and dedup happen downstream); `origin`: the SOURCE
     argument a folder entry was found under; `suffixes`: the source files searched for in folders and
     archives (`.java`; `.py` for Python)."""
+    return read_entries(iter_entries(source, exclude, origin, suffixes))
+
+
+def iter_entries(source: str | Path, exclude: tuple[str, ...] = (), origin: str | None = None,
+                 suffixes: tuple[str, ...] = (".java",)) -> Iterator[SourceEntry]:
+    """Every file a SOURCE holds, in `iter_raw`'s order, listed without reading it (but CodRep 2019 task
+    folders, whose base files are voted from all their copies)."""
     path = Path(source)
     shape = shape_of(path)
     src = origin or str(source)
     if shape == "java":
-        try:
-            yield RawFile(src, str(path), path.read_bytes(), "java")
-        except OSError as e:
-            yield RawFile(src, str(path), b"", "java", f"cannot read ({e.strerror})")
+        yield _file_entry(src, path, "java")
     elif shape == "archive":
         yield from _archive(path, src, exclude, suffixes)
     elif shape == "codrep2018":
         for task in sorted((path / codrep2018.TASKS).glob("*.txt"), key=sort_key):
-            yield RawFile(src, str(task), codrep2018.task_body(task.read_bytes()), "codrep2018")
+            yield _file_entry(src, task, "codrep2018")
     elif shape == "codrep2019":
         for name, data in codrep2019.clean_task_files(path):   # the injected errors stay out of the corpus
-            yield RawFile(src, name, data, "codrep2019")
+            yield SourceEntry(src, name, "codrep2019", str(path), len(data), data=data)
     else:
         # a plain folder: each entry is recognised by the same shape rules (so a CodRep set or a zip
         # dropped anywhere under corpora/ is read as what it is)
@@ -76,12 +93,20 @@ def iter_raw(source: str | Path, exclude: tuple[str, ...] = (), origin: str | No
                 if entry.suffix in suffixes and _excluded(str(entry), exclude):
                     continue
                 try:
-                    yield from iter_raw(entry, exclude, src, suffixes)
+                    yield from iter_entries(entry, exclude, src, suffixes)
                 except SourceError as e:   # one broken entry (a dangling link, a bad zip) is skipped
-                    yield RawFile(src, str(entry), b"", "java", str(e).removeprefix(f"{entry}: "))
+                    yield SourceEntry(src, str(entry), "java", str(entry), error=str(e).removeprefix(f"{entry}: "))
 
 
-def _archive(path: Path, src: str, exclude, suffixes=(".java",)) -> Iterator[RawFile]:
+def _file_entry(src: str, path: Path, shape: str) -> SourceEntry:
+    try:
+        return SourceEntry(src, str(path), shape, str(path), path.stat().st_size)
+    except OSError as e:
+        return SourceEntry(src, str(path), shape, str(path), error=f"cannot read ({e.strerror})")
+
+
+def _archive(path: Path, src: str, exclude, suffixes=(".java",)) -> Iterator[SourceEntry]:
+    import zipfile   # here: bin/rank imports this module, and never reads an archive
     try:
         zf = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError) as e:
@@ -90,7 +115,42 @@ def _archive(path: Path, src: str, exclude, suffixes=(".java",)) -> Iterator[Raw
         for info in zf.infolist():
             if info.is_dir() or not info.filename.endswith(suffixes) or _excluded(info.filename, exclude):
                 continue
-            yield RawFile(src, f"{path}!{info.filename}", zf.read(info), "archive")
+            yield SourceEntry(src, f"{path}!{info.filename}", "archive", str(path), info.file_size, info.filename)
+
+
+def read_entries(entries: Iterable[SourceEntry]) -> Iterator[RawFile]:
+    """The listed files read, in order; an archive stays open while its members follow one another."""
+    import zipfile
+    archive: tuple[str, zipfile.ZipFile] | None = None
+    try:
+        for e in entries:
+            if e.error is not None:
+                yield RawFile(e.source, e.name, b"", e.shape, e.error)
+            elif e.data is not None:
+                yield RawFile(e.source, e.name, e.data, e.shape)
+            elif e.member is not None:
+                try:
+                    if archive is None or archive[0] != e.path:
+                        if archive is not None:
+                            archive[1].close()
+                            archive = None
+                        archive = (e.path, zipfile.ZipFile(e.path))
+                    data = archive[1].read(e.member)
+                except (zipfile.BadZipFile, OSError, KeyError) as err:
+                    yield RawFile(e.source, e.name, b"", e.shape, f"cannot read ({err})")
+                    continue
+                yield RawFile(e.source, e.name, data, e.shape)
+            else:
+                try:
+                    data = Path(e.path).read_bytes()
+                except OSError as err:
+                    yield RawFile(e.source, e.name, b"", e.shape, f"cannot read ({err.strerror})")
+                    continue
+                yield RawFile(e.source, e.name, codrep2018.task_body(data) if e.shape == "codrep2018" else data,
+                              e.shape)
+    finally:
+        if archive is not None:
+            archive[1].close()
 
 
 def _excluded(name: str, patterns) -> bool:

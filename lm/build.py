@@ -24,7 +24,7 @@ from unnatural import ROOT, cli
 from unnatural.signature import versions
 
 from .corpus import CorpusStats, write_corpus
-from .kenlm_tools import build_binary, check_memory, lmplz, memory_for
+from .kenlm_tools import LmplzPipe, build_binary, check_memory, lmplz, memory_for
 from .model import MAX_ORDER, signature_path
 
 # JDK modules held out of the default model, so that `make demo` and the detection development sets
@@ -45,7 +45,10 @@ class BuildConfig:
     exclude: tuple[str, ...] = ()
     workers: int | None = None
     keep_arpa: bool = False
-    memory: str | None = None    # lmplz's -S (default: from the corpus size, kenlm_tools.memory_for)
+    memory: str | None = None    # lmplz's -S (default: from the sources' size, kenlm_tools.memory_for)
+    cluster: str | None = None        # a Dask scheduler address or local:N (lm.cluster), else forked workers
+    work_dir: str | None = None       # with cluster: where the token shards go (default: beside the model)
+    allow_missing: bool = False       # with cluster: train without the files of shards that failed twice
 
     def __post_init__(self):
         check_order(self.order)
@@ -75,6 +78,15 @@ def estimate(corpora: list[Path], output: Path, order: int, tmp: Path, keep_arpa
     arpa = tmp / f"{output.name}.arpa"
     args = lmplz(corpus, arpa, order, tmp, memory or memory_for(sum(c.stat().st_size for c in corpora)))
     t_lmplz = time.time()
+    if corpus not in corpora:
+        corpus.unlink()
+    return binarize(arpa, output, tmp, keep_arpa, {"lmplz": args, "seconds": {"lmplz": round(t_lmplz - t0, 1)}},
+                    commit)
+
+
+def binarize(arpa: Path, output: Path, tmp: Path, keep_arpa: bool, made: dict, commit: bool = True) -> dict:
+    """build_binary of lmplz's `arpa` into `output`, replaced atomically; without `commit`, the model is
+    left at made["partial"] for `commit_model`. Returns `made` with the sizes added."""
     partial = tmp / f"{output.name}.partial"
     build_binary(arpa, partial)
     arpa_bytes = arpa.stat().st_size
@@ -82,10 +94,7 @@ def estimate(corpora: list[Path], output: Path, order: int, tmp: Path, keep_arpa
         arpa.replace(output.with_suffix(".arpa"))
     else:
         arpa.unlink()
-    if corpus not in corpora:
-        corpus.unlink()
-    made = {"lmplz": args, "arpa_bytes": arpa_bytes, "binary_bytes": partial.stat().st_size,
-            "seconds": {"lmplz": round(t_lmplz - t0, 1)}}
+    made = {**made, "arpa_bytes": arpa_bytes, "binary_bytes": partial.stat().st_size}
     if commit:
         with cli.deferred_interrupts():
             partial.replace(output)
@@ -105,7 +114,8 @@ def commit_model(partial: Path, output: Path, signature: dict) -> None:
         tmp.replace(sig)
 
 
-def _sign(output: Path, order: int, stats: CorpusStats, exclude, made: dict, t0: float, t_tok: float) -> dict:
+def _sign(output: Path, order: int, stats: CorpusStats, exclude, made: dict, t0: float, t_tok: float,
+          missing: list[str] = ()) -> dict:
     """Put the model (made["partial"]) in place with its signature beside it (what `LanguageModel.signature`
     reads); return the signature."""
     signature = {
@@ -113,6 +123,7 @@ def _sign(output: Path, order: int, stats: CorpusStats, exclude, made: dict, t0:
         "sources": [vars(s) for s in stats.sources],
         "files": stats.files, "tokens": stats.tokens, "skipped": stats.skipped,
         "exclude": list(exclude),
+        **({"missing": list(missing)} if missing else {}),
         "lmplz": made["lmplz"], "arpa_bytes": made["arpa_bytes"], "binary_bytes": made["binary_bytes"],
         "versions": versions("tree-sitter-python") if stats.scheme == "python" else versions(),
         "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -128,19 +139,41 @@ def build(cfg: BuildConfig, progress: bool = True) -> dict:
     t0 = time.time()
     out = Path(cfg.output)
     out.parent.mkdir(parents=True, exist_ok=True)
+    memory = cfg.memory or memory_for(sources_bytes(cfg.sources))
     with cli.temporary_folder(prefix="unnatural-lm-", dir=out.parent) as tmp:
-        corpus = tmp / "corpus.txt"
-        suffixes = get_language(get_scheme(cfg.scheme).language).suffixes   # .java, or .py for `python`
-        files = chain.from_iterable(iter_raw(s, cfg.exclude, suffixes=suffixes) for s in cfg.sources)
-        stats = write_corpus(files, cfg.scheme, corpus, cfg.workers, progress, sources=cfg.sources)
-        if stats.files == 0:
-            raise EmptyCorpus("empty corpus: no source file could be read from " + ", ".join(cfg.sources))
-        t_tok = time.time()
-        if progress:
-            print(f"lmplz: order {cfg.order} on {stats.tokens:,} tokens from {stats.files:,} files",
-                  file=sys.stderr)
-        made = estimate([corpus], out, cfg.order, tmp, cfg.keep_arpa, cfg.memory, commit=False)
-        return _sign(out, cfg.order, stats, cfg.exclude, made, t0, t_tok)
+        arpa = tmp / f"{out.name}.arpa"
+        missing: list[str] = []
+        with LmplzPipe(arpa, cfg.order, tmp, memory) as lmplz_in:
+            if cfg.cluster:
+                from .cluster import write_corpus_on_cluster   # Dask is imported only with --cluster
+                stats, missing = write_corpus_on_cluster(cfg.sources, cfg.exclude, cfg.scheme, lmplz_in, cfg.cluster,
+                                                         cfg.work_dir or str(tmp), cfg.allow_missing, progress)
+            else:
+                suffixes = get_language(get_scheme(cfg.scheme).language).suffixes   # .java, or .py for `python`
+                files = chain.from_iterable(iter_raw(s, cfg.exclude, suffixes=suffixes) for s in cfg.sources)
+                stats = write_corpus(files, cfg.scheme, lmplz_in, cfg.workers, progress, sources=cfg.sources)
+            if stats.files == 0:
+                raise EmptyCorpus("empty corpus: no source file could be read from " + ", ".join(cfg.sources))
+            t_tok = time.time()
+            if progress:
+                print(f"lmplz: order {cfg.order} on {stats.tokens:,} tokens from {stats.files:,} files",
+                      file=sys.stderr)
+            args = lmplz_in.close()
+        made = binarize(arpa, out, tmp, cfg.keep_arpa,
+                        {"lmplz": args, "seconds": {"lmplz": round(time.time() - t_tok, 1)}}, commit=False)
+        return _sign(out, cfg.order, stats, cfg.exclude, made, t0, t_tok, missing)
+
+
+def sources_bytes(sources) -> int:
+    """The size of the SOURCE paths on disk (a zip's compressed size times 4), which sizes lmplz's memory
+    before the streamed corpus is known."""
+    total = 0
+    for s in map(Path, sources):
+        if s.is_file():
+            total += s.stat().st_size * (4 if s.suffix in (".zip", ".jar") else 1)
+        elif s.is_dir():
+            total += sum(p.stat().st_size for p in s.rglob("*") if p.is_file() and not p.is_symlink())
+    return total
 
 
 def build_folds(files: Iterable[RawFile], sources: tuple[str, ...], scheme: str, order: int, folds: int,

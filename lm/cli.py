@@ -7,6 +7,7 @@ from pathlib import Path
 from formats.sources import SourceError, shape_of
 from parsing.schemes import DEFAULT_SCHEME, SCHEMES, UnknownScheme, get_scheme
 from unnatural import cli
+from unnatural.cluster import ClusterError, parse_address
 from unnatural.signature import signature
 
 from .build import HELD_OUT, BuildConfig, EmptyCorpus, build, check_order, default_output
@@ -33,6 +34,14 @@ def parser() -> cli.ArgumentParser:
                    help=f"when training on {DEFAULT_CORPUS}/, keep the JDK modules `make demo` and the development sets test on ("
                         + " ".join(HELD_OUT) + "); they are left out by default")
     cli.add_workers(p, "tokenizer processes")
+    cli.add_cluster(p, "tokenize on a Dask cluster: a scheduler address, or local:N for N local worker "
+                    "processes; the same model as without it (docs/scale.md)")
+    p.add_argument("--work-dir", metavar="DIR", default=None,
+                   help="with --cluster: where workers write token shards, a folder or fsspec URL that every "
+                        "worker and this machine can reach (default: a temporary folder beside the model)")
+    p.add_argument("--allow-missing", action="store_true",
+                   help="with --cluster: train without the files of a shard that failed twice (listed in the "
+                        "signature) instead of stopping")
     p.add_argument("--keep-arpa", action="store_true", help="also keep the ARPA file beside the model")
     p.add_argument("--memory", metavar="SIZE",
                    help=f"lmplz's sort memory, e.g. 500M, 2G or 80%% (default: {MEMORY_PER_BYTE} times the corpus "
@@ -55,14 +64,20 @@ def main(argv=None) -> int:
         is_default = [Path(x).resolve() for x in sources] == [default_corpus.resolve()]
         exclude = tuple(args.exclude) + (HELD_OUT if is_default and not args.no_holdout else ())
         output = args.output or default_output(sources, args.order, args.scheme)
+        if (args.work_dir or args.allow_missing) and not args.cluster:
+            raise ValueError("--work-dir and --allow-missing go with --cluster")
+        if args.cluster:
+            parse_address(args.cluster)
         cfg = BuildConfig(tuple(sources), args.order, args.scheme, output, exclude, args.workers, args.keep_arpa,
-                          args.memory)
+                          memory=args.memory, cluster=args.cluster, work_dir=args.work_dir,
+                          allow_missing=args.allow_missing)
         sig = build(cfg, progress=not args.quiet)
-    except (ValueError, UnknownScheme, SourceError, EmptyCorpus, KenlmError, OSError) as e:
+    except (ValueError, UnknownScheme, SourceError, EmptyCorpus, KenlmError, OSError, ClusterError) as e:
         raise cli.CommandError(e) from None
     print(f"signature: {signature(COMMAND, model_fields(sig))}", file=sys.stderr)
     print(f"built in {sig['seconds']['total']} s: {sig['files']:,} files, {sig['tokens']:,} tokens, "
-          f"{sig['skipped']} skipped, model {sig['binary_bytes'] / 2**20:.1f} MiB", file=sys.stderr)
+          f"{sig['skipped']} skipped, " + (f"{len(sig['missing'])} missing, " if sig.get("missing") else "")
+          + f"model {sig['binary_bytes'] / 2**20:.1f} MiB", file=sys.stderr)
     print(output)
     return cli.EXIT_OK
 

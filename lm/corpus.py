@@ -10,16 +10,15 @@ import os
 import sys
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from multiprocessing import Pool
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import BinaryIO, Iterable, Iterator, Sequence
 
 from tqdm import tqdm
 
 from formats.files import InputError, decode
 from formats.sources import RawFile
-from parsing.schemes import get_scheme
-from unnatural import cli
+from parsing.schemes import Scheme, get_scheme
+from unnatural.parallel import ordered_map
 
 
 @dataclass
@@ -53,7 +52,7 @@ class CorpusStats:
 
 def fold_of(data: bytes, folds: int) -> int:
     """The fold of a file's content (the same for every copy of it)."""
-    return _fold(hashlib.sha1(data).digest(), folds)
+    return _fold(digest(data), folds)
 
 
 def _fold(digest: bytes, folds: int) -> int:
@@ -64,72 +63,138 @@ def _warn(message: str) -> None:
     tqdm.write(f"warning: {message}", file=sys.stderr)
 
 
-def _encode(job):
-    """Worker: raw bytes -> (corpus line, token count) or (None, reason)."""
-    index, name, data, scheme_name = job
+def encode(data: bytes, name: str, scheme: Scheme) -> tuple[bytes | None, int | str]:
+    """A file's corpus line (UTF-8, newline included) and its token count, or (None, why it has none)."""
     try:
         text = decode(data, name)
     except InputError as e:
-        return index, None, str(e)
-    scheme = get_scheme(scheme_name)
+        return None, str(e)
     stream = scheme.tokenize(text)
     if not len(stream):
-        return index, None, "no tokens"
-    return index, " ".join(scheme.symbols(stream)), len(stream)
+        return None, NO_TOKENS
+    return (" ".join(scheme.symbols(stream)) + "\n").encode("utf-8"), len(stream)
 
 
-def write_corpus(files: Iterable[RawFile], scheme: str, outs: Path | Sequence[Path], workers: int | None = None,
-                 progress: bool = True, sources: Sequence[str] = ()) -> CorpusStats:
-    """Tokenize the distinct `files` (in parallel, in order) into `outs` (one path, or one per fold).
-    `sources`: the SOURCE arguments, so that one holding no file is reported too."""
-    get_scheme(scheme)  # fail before reading anything
-    outs = [outs] if isinstance(outs, (str, Path)) else list(outs)
-    stats = CorpusStats(scheme, fold_files=[0] * len(outs), fold_tokens=[0] * len(outs))
-    by_source: dict[str, SourceStats] = {}
-    for source in sources:
-        by_source[str(source)] = SourceStats(str(source))
-        stats.sources.append(by_source[str(source)])
-    seen: set[bytes] = set()
-    jobs, owner = [], []
-    for raw in files:
-        st = by_source.get(raw.source)
+NO_TOKENS = "no tokens"   # a file without tokens (empty, or only whitespace) is left out without a warning
+
+
+@dataclass
+class Distinct:
+    """The files that go into a corpus, each once, in order, with where each one is counted."""
+    stats: CorpusStats
+    files: list = field(default_factory=list)                             # what was offered and kept
+    owners: list[tuple[SourceStats, int]] = field(default_factory=list)   # (its source's stats, its fold)
+    seen: set[bytes] = field(default_factory=set)                         # content hashes kept
+    by_source: dict[str, SourceStats] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, scheme: str, folds: int = 1, sources: Sequence[str] = ()) -> "Distinct":
+        """None kept yet. `sources`: the SOURCE arguments, so that one holding no file is reported too."""
+        out = cls(CorpusStats(scheme, fold_files=[0] * folds, fold_tokens=[0] * folds))
+        for source in sources:
+            out.source(str(source))
+        return out
+
+    def source(self, name: str) -> SourceStats:
+        st = self.by_source.get(name)
         if st is None:
-            st = by_source[raw.source] = SourceStats(raw.source)
-            stats.sources.append(st)
-        if raw.error:
+            st = self.by_source[name] = SourceStats(name)
+            self.stats.sources.append(st)
+        return st
+
+    def offer(self, item, source: str, name: str, error: str | None, sha1: bytes | None) -> bool:
+        """Keep `item` unless it could not be read (`error`: warned about, counted as skipped) or its
+        content (`sha1`, its `digest`) was kept already (counted as a duplicate)."""
+        st = self.source(source)
+        if error:
             st.skipped += 1
-            _warn(f"{raw.name}: {raw.error}; skipped")
-            continue
-        digest = hashlib.sha1(raw.data).digest()
-        if digest in seen:
+            _warn(f"{name}: {error}; skipped")
+            return False
+        if sha1 in self.seen:
             st.duplicates += 1
-            continue
-        seen.add(digest)
-        jobs.append((len(jobs), raw.name, raw.data, scheme))
-        owner.append((st, raw.name, _fold(digest, len(outs))))
-    workers = workers or os.cpu_count() or 1
-    bar = tqdm(total=len(jobs), unit="file", desc="tokenizing", disable=not progress, file=sys.stderr)
+            return False
+        self.seen.add(sha1)
+        self.files.append(item)
+        self.owners.append((st, _fold(sha1, len(self.stats.fold_files))))
+        return True
+
+    def add(self, index: int, result: tuple[bytes | None, int | str]) -> bytes | None:
+        """Count kept file `index`'s encoding; its line, or None (warned about when it could not be read)."""
+        line, count = result
+        st, fold = self.owners[index]
+        if line is None:
+            if count != NO_TOKENS:
+                st.skipped += 1
+                _warn(count)
+            return None
+        st.files += 1
+        st.tokens += count
+        self.stats.fold_files[fold] += 1
+        self.stats.fold_tokens[fold] += count
+        return line
+
+
+def digest(data: bytes) -> bytes:
+    """The content hash that tells copies apart (and picks a file's fold)."""
+    return hashlib.sha1(data).digest()
+
+
+def distinct(files: Iterable[RawFile], scheme: str, folds: int = 1, sources: Sequence[str] = ()) -> Distinct:
+    """The distinct readable `files` in order (see `Distinct.offer`)."""
+    out = Distinct.of(scheme, folds, sources)
+    for raw in files:
+        out.offer(raw, raw.source, raw.name, raw.error, None if raw.error else digest(raw.data))
+    return out
+
+
+BATCH = 32        # files a worker encodes per message
+_job: dict = {}   # what the forked workers encode: set before forking, so the file contents are shared
+
+
+def _encode_batch(span: tuple[int, int]) -> list[tuple[bytes | None, int | str]]:
+    files, scheme = _job["files"], _job["scheme"]
+    return [encode(raw.data, raw.name, scheme) for raw in files[span[0]:span[1]]]
+
+
+def encoded(files: Sequence[RawFile], scheme: str, workers: int | None = None
+            ) -> Iterator[tuple[bytes | None, int | str]]:
+    """`encode` of every file, in order, by `workers` forked processes (batches of BATCH files taken in
+    turn; the processes share the parent's copy of the files)."""
+    sch = get_scheme(scheme)
+    workers = min(workers or os.cpu_count() or 1, -(-len(files) // BATCH))
+    if workers <= 1:
+        for raw in files:
+            yield encode(raw.data, raw.name, sch)
+        return
+    _job.update(files=files, scheme=sch)
+    try:
+        spans = [(i, min(i + BATCH, len(files))) for i in range(0, len(files), BATCH)]
+        for batch in ordered_map(_encode_batch, spans, workers):
+            yield from batch
+    finally:
+        _job.clear()
+
+
+def write_corpus(files: Iterable[RawFile], scheme: str, outs: Path | BinaryIO | Sequence[Path],
+                 workers: int | None = None, progress: bool = True, sources: Sequence[str] = ()) -> CorpusStats:
+    """Tokenize the distinct `files` (in parallel, in order) into `outs`: one path or binary stream (such
+    as lmplz's standard input), or one path per fold. `sources`: the SOURCE arguments, so that one holding
+    no file is reported too."""
+    get_scheme(scheme)  # fail before reading anything
+    outs = [outs] if isinstance(outs, (str, Path)) or hasattr(outs, "write") else list(outs)
+    kept = distinct(files, scheme, len(outs), sources)
+    bar = tqdm(total=len(kept.files), unit="file", desc="tokenizing", disable=not progress, file=sys.stderr)
     with ExitStack() as stack:
         stack.callback(bar.close)
         stack.push(_clear_on_failure(bar))
-        handles = [stack.enter_context(open(out, "w", encoding="utf-8")) for out in outs]
-        pool = stack.enter_context(Pool(workers, initializer=cli.ignore_interrupts))
-        # imap keeps file order, so the corpus (and the model) is the same for any worker count
-        for index, line, count in pool.imap(_encode, jobs, chunksize=16):
-            st, name, fold = owner[index]
+        sinks = [out if hasattr(out, "write") else stack.enter_context(open(out, "wb")) for out in outs]
+        # in file order, so the corpus (and the model) is the same for any worker count
+        for index, result in enumerate(encoded(kept.files, scheme, workers)):
             bar.update()
-            if line is None:
-                if count != "no tokens":
-                    st.skipped += 1
-                    _warn(count)
-                continue
-            handles[fold].write(line)
-            handles[fold].write("\n")
-            st.files += 1
-            st.tokens += count
-            stats.fold_files[fold] += 1
-            stats.fold_tokens[fold] += count
-    return stats
+            line = kept.add(index, result)
+            if line is not None:
+                sinks[kept.owners[index][1]].write(line)
+    return kept.stats
 
 
 def _clear_on_failure(bar: tqdm):

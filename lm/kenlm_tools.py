@@ -63,6 +63,58 @@ def lmplz(corpus: Path, arpa: Path, order: int, tmpdir: Path, memory: str = DEFA
     raise KenlmError("lmplz failed: " + _last_line(proc.stderr))
 
 
+FALLBACK_USED = "Substituting fallback discounts"   # what lmplz prints when --discount_fallback took effect
+
+
+class LmplzPipe:
+    """lmplz estimating an ARPA model from what is written to its standard input while it is written, so that
+    it counts n-grams while the corpus is still being tokenized. --discount_fallback is always given: it
+    changes nothing unless Kneser-Ney's discounts fail (then lmplz says so, and `close` records it), which is
+    what `lmplz` would retry with."""
+
+    def __init__(self, arpa: Path, order: int, tmpdir: Path, memory: str = DEFAULT_MEMORY):
+        self.order, self.memory = order, memory
+        self._log = open(Path(tmpdir) / f"{Path(arpa).name}.lmplz.log", "w+")
+        self._proc = subprocess.Popen(
+            [tool("lmplz"), "-o", str(order), "-S", memory, "-T", str(tmpdir), "--arpa", str(arpa),
+             "--discount_fallback"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=self._log)
+
+    def write(self, data: bytes) -> None:
+        try:
+            self._proc.stdin.write(data)
+        except BrokenPipeError:   # lmplz stopped: close() reports why
+            pass
+
+    def close(self) -> list[str]:
+        """Wait for the ARPA file; the arguments that made it (as `lmplz` returns them)."""
+        try:
+            self._proc.stdin.close()
+        except BrokenPipeError:
+            pass
+        code = self._proc.wait()
+        self._log.seek(0)
+        log = self._log.read()
+        self._log.close()
+        if code != 0:
+            raise KenlmError("lmplz failed: " + _last_line(log))
+        return ["lmplz", "-o", str(self.order), "-S", self.memory] + (
+            ["--discount_fallback"] if FALLBACK_USED in log else [])
+
+    def kill(self) -> None:
+        """Stop lmplz (an interrupted or failed build)."""
+        if self._proc.poll() is None:
+            self._proc.kill()
+        self._proc.wait()
+        self._log.close()
+
+    def __enter__(self) -> "LmplzPipe":
+        return self
+
+    def __exit__(self, kind, value, tb) -> None:
+        if kind is not None:
+            self.kill()
+
+
 def build_binary(arpa: Path, binary: Path) -> None:
     proc = subprocess.run([tool("build_binary"), "-s", "probing", str(arpa), str(binary)],
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)

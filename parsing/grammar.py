@@ -30,7 +30,7 @@ class Grammar:
         """The C walker and the kind names of its ids."""
         from ._native import Leaves
         walker = Leaves(self._capsule(), sorted(self.whole))
-        return walker, [walker.name(k) for k in range(1 << 16)]
+        return walker, _KindNames(walker)
 
     def leaf_arrays(self, data: bytes):
         """`leaves` as the C walk returns them: numpy arrays of kind ids, start bytes and end bytes."""
@@ -65,3 +65,16 @@ def _release_freed_memory() -> None:
     trim = _malloc_trim()
     if trim is not None:
         trim(0)
+
+
+class _KindNames(dict):
+    """Kind id -> name, asked of the walker the first time an id is seen (naming all 65,536 possible ids
+    up front cost every bin/rank 10 ms of start-up)."""
+
+    def __init__(self, walker):
+        super().__init__()
+        self._walker = walker
+
+    def __missing__(self, kind: int) -> str:
+        name = self[kind] = self._walker.name(kind)
+        return name

@@ -20,6 +20,7 @@ from ._native import posterior
 
 SYMBOL_BITS = 21          # a (context, symbol) pair is packed into one int64: context << 21 | symbol
 _MAX_SYMBOLS = 1 << SYMBOL_BITS
+_MASK = _MAX_SYMBOLS - 1
 _symbols: dict[str, int] = {"<s>": 0, "</s>": 1, "|": 2}   # '|': no token there (wide contexts)
 _wide: dict[tuple, int] = {}
 BOS, EOS, PAD = 0, 1, 2
@@ -91,6 +92,39 @@ class StyleCounts:
         gaps = ids[0::2]
         self._streams.append([(c << SYMBOL_BITS | gaps, c) for c in contexts(ids, self.wide)])
         self._tables = None
+
+    # Pickled (to a cluster worker: bin/rank --cluster --adapt folder) with its symbols and wide contexts
+    # spelled out, since the integer ids are this process's own; unpickling interns them anew.
+    def __getstate__(self) -> dict:
+        narrow = [s[0][0] for s in self._streams]
+        wide = [s[1][0] for s in self._streams] if self.wide else []
+        used = np.unique(np.concatenate([k >> 2 * SYMBOL_BITS for k in narrow] + [k >> SYMBOL_BITS & _MASK for k in narrow]
+                                        + [k & _MASK for k in narrow + wide] + [np.zeros(0, np.int64)]))
+        windows = np.unique(np.concatenate([k >> SYMBOL_BITS for k in wide] + [np.zeros(0, np.int64)])).tolist()
+        tuples = list(_wide)   # id -> window, in id order
+        context = {c: tuples[c] for c in windows}
+        used = np.union1d(used, np.asarray([i for c in context.values() for i in c], dtype=np.int64))
+        names = list(_symbols)
+        return {"wide": self.wide, "narrow": narrow, "wide_keys": wide,
+                "symbols": {i: names[i] for i in used.tolist()}, "contexts": context}
+
+    def __setstate__(self, state: dict) -> None:
+        symbols, context = state["symbols"], state["contexts"]
+        to = np.zeros(max(symbols, default=0) + 1, dtype=np.int64)
+        for old, name in symbols.items():
+            to[old] = _intern(name)
+        windows = np.zeros(max(context, default=0) + 1, dtype=np.int64)
+        for old, window in context.items():
+            windows[old] = _wide.setdefault(tuple(to[list(window)].tolist()), len(_wide))
+        self.wide, self._tables, self._streams = state["wide"], None, []
+        for k, keys in enumerate(state["narrow"]):
+            ctx = to[keys >> 2 * SYMBOL_BITS] << SYMBOL_BITS | to[keys >> SYMBOL_BITS & _MASK]
+            levels = [(ctx << SYMBOL_BITS | to[keys & _MASK], ctx)]
+            if self.wide:
+                keys = state["wide_keys"][k]
+                ctx = windows[keys >> SYMBOL_BITS]
+                levels.append((ctx << SYMBOL_BITS | to[keys & _MASK], ctx))
+            self._streams.append(levels)
 
     def tables(self) -> list[tuple[_Counts, _Counts]]:
         """Per level: (counts of (context, symbol) keys, counts of contexts)."""

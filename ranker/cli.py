@@ -7,6 +7,7 @@ every offset 1..n of the file listed (the CodRep 2019 format). With --explain, t
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sys
 from dataclasses import dataclass
@@ -21,7 +22,6 @@ from unnatural.signature import signature
 
 from .explain import explain_json, explain_lines
 from .folder import folder_style
-from .parallel import ordered_map
 from .rank import Style, rank_text
 from .score import Scorer
 
@@ -68,6 +68,8 @@ def parser() -> cli.ArgumentParser:
     p.add_argument("--json", action="store_true", help="with --explain: one JSON object per finding")
     cli.add_top(p, "print only the K best offsets (with --explain: findings; default 3)")
     cli.add_workers(p)
+    cli.add_cluster(p, "rank on a Dask cluster instead of --workers: a scheduler address, or local:N for N local "
+                    "worker processes; the same output (docs/scale.md)")
     return p
 
 
@@ -89,6 +91,21 @@ def load(cfg: RankConfig) -> tuple[Scorer, LanguageModel]:
     get_scheme(lm.scheme)   # an unknown scheme in the signature is an error naming it
     project = LanguageModel(cfg.project_model) if cfg.project_model else None
     return Scorer(lm, project, cfg.project_weight), lm
+
+
+def _set_up(cfg: RankConfig, styles) -> None:
+    """Make this process ready to rank: a cluster worker, once (forked workers inherit the parent's)."""
+    scorer, lm = load(cfg)
+    _worker.update(cfg=cfg, scorer=scorer, scheme=get_scheme(lm.scheme), styles=styles)
+
+
+def _on_cluster(files: list[str], address: str, cfg: RankConfig, styles):
+    """`_rank_one` of every file on the cluster, in order; the model is loaded once per worker process."""
+    from unnatural.cluster import ClusterError, cluster_map   # Dask is imported only with --cluster
+    try:
+        yield from cluster_map(_rank_one, files, address, init=functools.partial(_set_up, cfg, styles))
+    except ClusterError as e:
+        raise cli.CommandError(e) from None
 
 
 def _rank_one(path: str):
@@ -121,17 +138,28 @@ def main(argv=None) -> int:
         cfg = RankConfig(str(ensure_default_model(args.model)),
                          str(args.project_model) if args.project_model else None, args.project_weight,
                          args.adapt, args.top, args.explain, args.json)
-        scorer, lm = load(cfg)
+        if args.cluster:   # the workers load the model
+            lm = LanguageModel(cfg.model)
+            get_scheme(lm.scheme)
+        else:
+            scorer, lm = load(cfg)
     except (FileNotFoundError, UnknownScheme, ValueError, OSError) as e:
         raise cli.CommandError(e) from None
     scheme = get_scheme(lm.scheme)
     styles = folder_style(files, scheme, strict=cfg.adapt == "folder-strict") if cfg.adapt.startswith("folder") else None
-    _worker.update(cfg=cfg, scorer=scorer, scheme=scheme, styles=styles)
     print(cfg.signature(lm), file=sys.stderr)
     out = sys.stdout
     sys.stderr.flush()
-    # forked after loading: the workers share the model's pages
-    results = map(_rank_one, files) if args.workers <= 1 else ordered_map(_rank_one, files, args.workers)
+    if args.cluster:
+        results = _on_cluster(files, args.cluster, cfg, styles)
+    else:
+        _worker.update(cfg=cfg, scorer=scorer, scheme=scheme, styles=styles)
+        if args.workers <= 1 or len(files) <= 1:   # one file (an editor, a hook): no worker to fork
+            results = map(_rank_one, files)
+        else:
+            from unnatural.parallel import ordered_map
+            # forked after loading: the workers share the model's pages
+            results = ordered_map(_rank_one, files, args.workers)
     try:
         for line, note in results:
             if note:

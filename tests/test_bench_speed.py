@@ -130,10 +130,12 @@ def test_missing_inputs_are_named(capsys, tmp_path, validation):
 
 
 @pytest.mark.slow
-def test_bench_writes_reports_and_caches_task_folders(capsys, tmp_path, tiny_model, validation, jdk_zip):
+def test_bench_writes_reports_and_caches_task_folders(capsys, tmp_path, tiny_model, tiny_corpus, validation,
+                                                     jdk_zip):
     out = tmp_path / "out"
     argv = ["--model", str(tiny_model), "--validation", str(validation), "--jdk", str(jdk_zip), "--sizes",
-            "400,1600", "--per-size", "2", "--output", str(out), "--quiet"]
+            "400,1600", "--per-size", "2", "--output", str(out), "--quiet", "--startup-model", str(tiny_model),
+            "--startup-runs", "2", "--corpus", str(tiny_corpus), "--build-runs", "1"]
     code, stdout, err = run(capsys, *argv)
     assert code == 0, err
     md = (out / "bench.md").read_text()
@@ -146,7 +148,10 @@ def test_bench_writes_reports_and_caches_task_folders(capsys, tmp_path, tiny_mod
     assert all(float(r["tree_peak_mib"]) > 0 for r in rows)
     for target in (">= 250 files/s", "<= 10x floor", "peak memory <= 2 GiB"):
         assert target in md
-    assert md.count("| PASS |") + md.count("| FAIL |") == 3    # linearity: no 4K/64K classes here
+    assert md.count("| PASS |") + md.count("| FAIL |") == 5    # linearity: no 4K/64K classes here
+    for waited in ("interpreter alone", "on no file", "one small file", "its first ranked file", "bin/build-lm --order 6"):
+        assert waited in md
+    assert "one small file, default model, end to end <= 0.1 s" in md and "default model from corpora/ <= 20 s" in md
     sig = md.strip().splitlines()[-1]
     assert sig.startswith("bench|order:4|scheme:kind-units|") and "cores:" in sig
     folders = sorted((out / "tasks").iterdir())

@@ -4,7 +4,7 @@ from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
 
-from formats.sources import iter_raw
+from formats.sources import RawFile, iter_raw
 from lm.cli import main as build_lm
 from lm.corpus import write_corpus
 from lm.model import LanguageModel, log10_to_bits
@@ -104,3 +104,38 @@ def test_fold_models_never_see_their_fold(tmp_path, tiny_corpus, lmplz_available
         assert corpus == [" ".join(scheme.symbols(tokenize(t))) for t in others]
         assert lm.order == 2
     assert set(held_out) == {f for f in (0, 1) if any(g != f for g in folds)}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("names, order", [(["A.java"], 3), (sorted(TINY_JAVA), 4)])   # one file needs fallback discounts
+def test_lmplz_fed_through_a_pipe_makes_the_model_of_the_corpus_file(tmp_path, names, order, lmplz_available):
+    """build() streams the corpus into lmplz while tokenizing; estimate() runs lmplz on a written corpus
+    file (and retries with --discount_fallback): the same model, the same recorded arguments."""
+    from lm.build import BuildConfig, build, estimate
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in names:
+        (src / name).write_text(TINY_JAVA[name])
+    sig = build(BuildConfig((str(src),), order=order, output=tmp_path / "piped.bin", workers=2), progress=False)
+    corpus = tmp_path / "corpus.txt"
+    write_corpus(iter_raw(str(src)), "kind-units", corpus, workers=1, progress=False)
+    made = estimate([corpus], tmp_path / "file.bin", order, tmp_path)
+    assert (tmp_path / "piped.bin").read_bytes() == (tmp_path / "file.bin").read_bytes()
+    assert sig["lmplz"] == made["lmplz"]
+    assert ("--discount_fallback" in made["lmplz"]) == (len(names) == 1)
+
+
+def test_corpus_is_the_same_for_any_worker_count(tmp_path):
+    """Batches of files go to forked workers in turn; the lines come back in file order."""
+    from lm import corpus as corpus_module
+    files = [RawFile("src", f"F{i}.java", (TINY_JAVA["ABC"[i % 3] + ".java"] + "//" + str(i) + "\n").encode(), "java")
+             for i in range(3 * corpus_module.BATCH + 5)]
+    files.insert(7, RawFile("src", "bad.java", b"\xff", "java"))
+    files.insert(40, files[3])   # a copy: read once
+    texts = []
+    for workers in (1, 2, 3):
+        out = tmp_path / f"w{workers}.txt"
+        stats = write_corpus(files, "kind-units", out, workers=workers, progress=False)
+        assert (stats.files, stats.skipped, stats.sources[0].duplicates) == (len(files) - 2, 1, 1)
+        texts.append(out.read_bytes())
+    assert texts[0] == texts[1] == texts[2] and texts[0].count(b"\n") == len(files) - 2

@@ -222,12 +222,12 @@ def _square_or_fail(x):
 
 @pytest.mark.parametrize("workers, n", [(1, 5), (2, 7), (3, 20), (8, 3)])
 def test_ordered_map_keeps_input_order(workers, n):
-    from ranker.parallel import ordered_map
+    from unnatural.parallel import ordered_map
     assert list(ordered_map(_square_or_fail, range(n), workers)) == [x * x for x in range(n)]
 
 
 def test_ordered_map_reports_a_worker_failure():
-    from ranker.parallel import WorkerError, ordered_map
+    from unnatural.parallel import WorkerError, ordered_map
     with pytest.raises(WorkerError, match="negative"):
         list(ordered_map(_square_or_fail, [1, 2, 3, -4, 5, 6], 2))
 

@@ -309,3 +309,8 @@ def atomic_output(path: str | Path, mode: str = "w", **kwargs) -> Iterator:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def add_cluster(p: argparse.ArgumentParser, help: str) -> None:
+    """--cluster ADDRESS: a Dask scheduler address or local:N (unnatural.cluster; Dask is imported only then)."""
+    p.add_argument("--cluster", metavar="ADDRESS", default=None, help=help)
