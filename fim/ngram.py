@@ -43,13 +43,16 @@ SKIPPED_SYMBOLS = frozenset({"LINECOMMENT", "BLOCKCOMMENT", "JAVADOC", "COMMENT"
 
 
 DEFAULT_WEIGHTS = (
-    ("tokens", 0.25), ("file_after_prev", 8.0), ("file_before_next", 3.0), ("file_count", -2.0),
-    ("file_distance", -0.5), ("neighbour_sim", 6.0), ("project_pair", 24.0), ("project_prev2", 12.0),
-    ("project_prev", 0.5), ("project_next", -0.25), ("corpus_pair", 6.0), ("corpus_prev2", -0.25),
-    ("corpus_next", 0.5), ("import_needed", 24.0), ("import_unneeded", -12.0), ("import_order", 6.0),
-    ("import_project", 12.0), ("import_corpus", -4.0), ("project_pair_p", 24.0), ("project_prev2_p", 2.0),
-    ("project_prev_p", 12.0), ("project_next_p", 24.0), ("corpus_pair_p", -0.5), ("corpus_next_p", 12.0),
-    ("import_duplicate", -2.0), ("project_using", 0.5), ("package_evidence", 12.0), ("near_ids", -0.25),
+    ("tokens", -0.147), ("file_after_prev", 9.67), ("file_before_next", 11.4), ("file_count", 2.88),
+    ("file_distance", 2.1), ("neighbour_sim", 41.5), ("sim_prev", 9.23), ("sim_next", 11.3),
+    ("repeats_neighbour", -19.0), ("project_pair", 2.46), ("project_prev2", 6.5), ("project_prev", 1.54),
+    ("project_next", 0.325), ("corpus_pair", -1.1), ("corpus_prev2", -6.86), ("corpus_prev", 1.07),
+    ("corpus_next", 1.53), ("import_needed", 54.8), ("import_unneeded", -22.4), ("import_order", 4.65),
+    ("import_project", 7.94), ("import_corpus", -4.2), ("import_guess", -22.9), ("project_pair_p", 24.1),
+    ("project_prev2_p", 31.1), ("project_prev_p", 26.2), ("project_next_p", 38.5), ("corpus_pair_p", 13.9),
+    ("corpus_prev2_p", 59.6), ("corpus_prev_p", 22.9), ("corpus_next_p", 51.9), ("import_duplicate", -31.0),
+    ("project_using", 3.3), ("package_line", 46.4), ("package_again", -7.72), ("package_evidence", 73.6),
+    ("unknown_ids", 0.837), ("needed_ids", 1.72), ("near_ids", 10.5),
 )
 
 
@@ -66,6 +69,7 @@ class PredictConfig:
     per_context: int = 10          # corpus lines taken from each kind of context
     file_lines: bool = True        # the file's own lines as candidates
     corpus_lines: bool = True      # the corpus index's lines as candidates
+    imports: bool = True           # import and package lines for what the file needs (fim.imports)
     beam: int = 6                  # beam width of the generator (0: no generated candidates)
     beam_tokens: int = 24          # longest generated line, in tokens
     generated: int = 4             # generated lines kept as candidates
@@ -74,7 +78,7 @@ class PredictConfig:
     def signature(self) -> str:
         weights = ",".join(f"{k}={v:g}" for k, v in self.weights)
         return (f"cache:{self.cache_weight}|corpus:{int(self.corpus_lines)}x{self.per_context}"
-                f"|file:{int(self.file_lines)}|beam:{self.beam}x{self.beam_tokens}|min-chars:{self.min_chars}"
+                f"|file:{int(self.file_lines)}|imports:{int(self.imports)}|beam:{self.beam}x{self.beam_tokens}|min-chars:{self.min_chars}"
                 f"|weights:{weights or 'none'}")
 
     @property
@@ -432,7 +436,7 @@ class NgramPredictor:
                 entry = add(line, "project")
                 if entry is not None:
                     entry["project_using"] = math.log1p(files)
-        if ctx.header:
+        if ctx.header and cfg.imports:
             self.add_imports(ctx, task, add)
             self.add_package(ctx, task, add)
         for line, entry in found.items():
