@@ -43,16 +43,16 @@ SKIPPED_SYMBOLS = frozenset({"LINECOMMENT", "BLOCKCOMMENT", "JAVADOC", "COMMENT"
 
 
 DEFAULT_WEIGHTS = (
-    ("tokens", -0.147), ("file_after_prev", 9.67), ("file_before_next", 11.4), ("file_count", 2.88),
-    ("file_distance", 2.1), ("neighbour_sim", 41.5), ("sim_prev", 9.23), ("sim_next", 11.3),
-    ("repeats_neighbour", -19.0), ("project_pair", 2.46), ("project_prev2", 6.5), ("project_prev", 1.54),
-    ("project_next", 0.325), ("corpus_pair", -1.1), ("corpus_prev2", -6.86), ("corpus_prev", 1.07),
-    ("corpus_next", 1.53), ("import_needed", 54.8), ("import_unneeded", -22.4), ("import_order", 4.65),
-    ("import_project", 7.94), ("import_corpus", -4.2), ("import_guess", -22.9), ("project_pair_p", 24.1),
-    ("project_prev2_p", 31.1), ("project_prev_p", 26.2), ("project_next_p", 38.5), ("corpus_pair_p", 13.9),
-    ("corpus_prev2_p", 59.6), ("corpus_prev_p", 22.9), ("corpus_next_p", 51.9), ("import_duplicate", -31.0),
-    ("project_using", 3.3), ("package_line", 46.4), ("package_again", -7.72), ("package_evidence", 73.6),
-    ("unknown_ids", 0.837), ("needed_ids", 1.72), ("near_ids", 10.5),
+    ("tokens", -0.0843), ("file_after_prev", 13.4), ("file_before_next", 14.5), ("file_count", 1.18),
+    ("file_distance", 1.29), ("neighbour_sim", 33.1), ("sim_prev", 7.62), ("sim_next", 10.2),
+    ("repeats_neighbour", -14.4), ("project_pair", 2.81), ("project_prev2", 5.69), ("project_prev", 1.55),
+    ("project_next", 0.758), ("corpus_pair", -1.03), ("corpus_prev2", -5.89), ("corpus_prev", 0.882),
+    ("corpus_next", 1.19), ("import_needed", 49.6), ("import_unneeded", -15.0), ("import_order", 4.29),
+    ("import_project", 8.91), ("import_corpus", -3.69), ("import_guess", -17.4), ("project_pair_p", 22.5),
+    ("project_prev2_p", 31.5), ("project_prev_p", 25.0), ("project_next_p", 38.3), ("corpus_pair_p", 12.1),
+    ("corpus_prev2_p", 56.9), ("corpus_prev_p", 22.0), ("corpus_next_p", 51.5), ("import_duplicate", -16.5),
+    ("project_using", 3.4), ("package_line", 39.0), ("package_again", -5.0), ("package_evidence", 75.3),
+    ("unknown_ids", 0.526), ("needed_ids", 1.46), ("near_ids", 8.66),
 )
 
 
@@ -70,7 +70,7 @@ class PredictConfig:
     file_lines: bool = True        # the file's own lines as candidates
     corpus_lines: bool = True      # the corpus index's lines as candidates
     imports: bool = True           # import and package lines for what the file needs (fim.imports)
-    beam: int = 6                  # beam width of the generator (0: no generated candidates)
+    beam: int = 0                  # beam width of the generator (0: none; its lines never won rightly)
     beam_tokens: int = 24          # longest generated line, in tokens
     generated: int = 4             # generated lines kept as candidates
     min_chars: int = DEFAULT_MIN_CHARS   # shorter candidates are not proposed (the tasks' own rule)
