@@ -129,8 +129,7 @@ def main(argv=None) -> int:
         project = ProjectLines(tasks, language)
         systems = [("similar", "baseline: most similar context (rapidfuzz)", None)]
         m6 = FimModel(model_for(language, DEFAULT_ORDER, progress), "fim-bench", progress)
-        lm_only = PredictConfig(cache_weight=0.0, weights=(),
-                                corpus_lines=False, beam=0)
+        lm_only = PredictConfig(cache_weight=0.0, weights=(), corpus_lines=False, imports=False, beam=0)
         systems.append(("lm-file", f"baseline: model's best file line (o{DEFAULT_ORDER})",
                         NgramPredictor(m6.lm, m6.scheme, None, lm_only)))
         for order in orders:

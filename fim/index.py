@@ -63,6 +63,25 @@ class LineIndex:
     def line(self, i: int) -> str:
         return self.blob[self.offsets[i]:self.offsets[i + 1]].decode("utf-8")
 
+    def line_counts(self) -> np.ndarray:
+        """How often each line is in the corpus (each occurrence has one previous line)."""
+        _, ids, counts = self.tables["prev"]
+        return np.bincount(ids, weights=counts, minlength=len(self.offsets) - 1).astype(np.int64)
+
+    def lines_starting(self, *heads: str) -> list[tuple[str, int]]:
+        """(line, times in the corpus) of every line that starts with one of `heads`."""
+        data = np.frombuffer(self.blob, dtype=np.uint8)
+        starts, ends = self.offsets[:-1], self.offsets[1:]
+        counts = self.line_counts()
+        out = []
+        for head in heads:
+            raw = head.encode("utf-8")
+            keep = (ends - starts) >= len(raw)
+            for j, byte in enumerate(raw):
+                keep &= data[np.minimum(starts + j, len(data) - 1)] == byte
+            out.extend((self.line(int(i)), int(counts[i])) for i in np.flatnonzero(keep))
+        return out
+
     def lookup(self, context: str, k: int, *lines: str) -> list[tuple[str, int]]:
         """The k lines seen most often in `context` ('prev', 'next', 'pair', 'prev2') of `lines`."""
         keys, ids, counts = self.tables[context]
@@ -70,6 +89,14 @@ class LineIndex:
         lo = int(np.searchsorted(keys, h, side="left"))
         hi = int(np.searchsorted(keys, h, side="right"))
         return [(self.line(int(ids[j])), int(counts[j])) for j in range(lo, min(hi, lo + k))]
+
+    def total(self, context: str, *lines: str) -> int:
+        """How many lines the corpus has in `context` of `lines` (the denominator of a lookup's counts)."""
+        keys, _, counts = self.tables[context]
+        h = np.uint64(key(*lines))
+        lo = int(np.searchsorted(keys, h, side="left"))
+        hi = int(np.searchsorted(keys, h, side="right"))
+        return int(counts[lo:hi].sum())
 
 
 def context_lines(lines: list[str], language: str):

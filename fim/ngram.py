@@ -30,9 +30,11 @@ from parsing.languages import get_language
 from parsing.schemes import Scheme
 from parsing.style import indentation_of, line_indents
 
+from .imports import (FileNames, ImportTable, bound_names, file_names, import_package, is_import,
+                      order_agreement)
 from .index import LineIndex, is_comment_line
 from .layout import LineLexer, feed, new_layout, pieces
-from .project import ProjectLines, file_key
+from .project import IDENTIFIER_KINDS, ProjectLines, file_key
 from .tasks import DEFAULT_MIN_CHARS, LINE_BREAK, FimTask
 
 # symbols the generator never emits: comments, junk, multi-line literals
@@ -41,10 +43,16 @@ SKIPPED_SYMBOLS = frozenset({"LINECOMMENT", "BLOCKCOMMENT", "JAVADOC", "COMMENT"
 
 
 DEFAULT_WEIGHTS = (
-    ("tokens", 0.25), ("file_after_prev", 12.0), ("file_before_next", 3.0), ("file_count", -2.0),
-    ("file_distance", -0.5), ("neighbour_sim", 6.0), ("project_pair", 12.0), ("project_prev2", 6.0),
-    ("project_prev", 12.0), ("corpus_pair", 12.0), ("corpus_prev2", 0.5), ("corpus_prev", -0.25),
-    ("corpus_next", 0.5),
+    ("tokens", -0.0843), ("file_after_prev", 13.4), ("file_before_next", 14.5), ("file_count", 1.18),
+    ("file_distance", 1.29), ("neighbour_sim", 33.1), ("sim_prev", 7.62), ("sim_next", 10.2),
+    ("repeats_neighbour", -14.4), ("project_pair", 2.81), ("project_prev2", 5.69), ("project_prev", 1.55),
+    ("project_next", 0.758), ("corpus_pair", -1.03), ("corpus_prev2", -5.89), ("corpus_prev", 0.882),
+    ("corpus_next", 1.19), ("import_needed", 49.6), ("import_unneeded", -15.0), ("import_order", 4.29),
+    ("import_project", 8.91), ("import_corpus", -3.69), ("import_guess", -17.4), ("project_pair_p", 22.5),
+    ("project_prev2_p", 31.5), ("project_prev_p", 25.0), ("project_next_p", 38.3), ("corpus_pair_p", 12.1),
+    ("corpus_prev2_p", 56.9), ("corpus_prev_p", 22.0), ("corpus_next_p", 51.5), ("import_duplicate", -16.5),
+    ("project_using", 3.4), ("package_line", 39.0), ("package_again", -5.0), ("package_evidence", 75.3),
+    ("unknown_ids", 0.526), ("needed_ids", 1.46), ("near_ids", 8.66),
 )
 
 
@@ -61,7 +69,8 @@ class PredictConfig:
     per_context: int = 10          # corpus lines taken from each kind of context
     file_lines: bool = True        # the file's own lines as candidates
     corpus_lines: bool = True      # the corpus index's lines as candidates
-    beam: int = 6                  # beam width of the generator (0: no generated candidates)
+    imports: bool = True           # import and package lines for what the file needs (fim.imports)
+    beam: int = 0                  # beam width of the generator (0: none; its lines never won rightly)
     beam_tokens: int = 24          # longest generated line, in tokens
     generated: int = 4             # generated lines kept as candidates
     min_chars: int = DEFAULT_MIN_CHARS   # shorter candidates are not proposed (the tasks' own rule)
@@ -69,7 +78,7 @@ class PredictConfig:
     def signature(self) -> str:
         weights = ",".join(f"{k}={v:g}" for k, v in self.weights)
         return (f"cache:{self.cache_weight}|corpus:{int(self.corpus_lines)}x{self.per_context}"
-                f"|file:{int(self.file_lines)}|beam:{self.beam}x{self.beam_tokens}|min-chars:{self.min_chars}"
+                f"|file:{int(self.file_lines)}|imports:{int(self.imports)}|beam:{self.beam}x{self.beam_tokens}|min-chars:{self.min_chars}"
                 f"|weights:{weights or 'none'}")
 
     @property
@@ -90,7 +99,24 @@ FEATURES = (
     "project_pair", "project_prev2", "project_prev", "project_next",   # log(1 + times seen in that
     "corpus_pair", "corpus_prev2", "corpus_prev", "corpus_next",       # context) in the project / corpus
     "generated",           # 1 for a line made by the beam search
+    "import_needed",       # an import line: the share of the names it binds that the file uses but does not import
+    "import_unneeded",     # an import line none of whose names the file needs
+    "import_order",        # an import line: +1 / -1 for each import line around the middle it sorts with / against
+    "import_project", "import_corpus",   # log(1 + times the project's other files / the corpus import it)
+    "import_guess",        # 1 for an import of a needed name from a package the file imports from
+    "project_pair_p", "project_prev2_p", "project_prev_p", "project_next_p",   # the share of the lines
+    "corpus_pair_p", "corpus_prev2_p", "corpus_prev_p", "corpus_next_p",       # seen in that context it is
+    "import_duplicate",    # an import line the file already has
+    "project_using",       # log(1 + other files holding it), for a project line made of the file's names
+    "package_line",        # 1 for a package line where the file has none above
+    "package_again",       # 1 for a package line where the file has one above
+    "package_evidence",    # a package line: log(1 + the project's evidence for it)
+    "unknown_ids",         # how many of its identifiers the file does not use
+    "needed_ids",          # how many of its identifiers the suffix's first lines use and the prefix does not
+    "near_ids",            # the share of its identifiers used within five lines of the middle
 )
+NEAR_LINES = 5     # lines on each side of the middle whose names are "near"
+BELOW_LINES = 8    # lines of the suffix whose names the middle may introduce
 NO_COPY = 8.0
 
 
@@ -188,6 +214,13 @@ class Context:
     neighbours: dict = field(default_factory=dict)   # file line -> [(line before, line after)...]
     counts: Counter = field(default_factory=Counter)         # file line -> times in the file
     distance: dict = field(default_factory=dict)     # file line -> lines from the middle to its nearest copy
+    names: FileNames = field(default_factory=FileNames)   # names the file uses, imports, declares
+    header: bool = False           # the middle is where imports go (before the first type, or next to imports)
+    missing: list = field(default_factory=list)   # names the file uses but neither imports nor declares
+    file_ids: set = field(default_factory=set)    # identifiers of the prefix and the suffix
+    pre_ids: set = field(default_factory=set)     # identifiers of the prefix
+    near_ids: set = field(default_factory=set)    # identifiers within NEAR_LINES lines of the middle
+    below_ids: set = field(default_factory=set)   # identifiers of the suffix's first BELOW_LINES lines
 
 
 def _leading(line: str) -> str:
@@ -252,11 +285,31 @@ def read_context(task: FimTask, scheme: Scheme, order: int, language: str) -> Co
             distance[line] = min(distance.get(line, at(j)), at(j))
             neighbours.setdefault(line, []).append((part[j - 1] if j else "",
                                                     part[j + 1] if j + 1 < len(part) else ""))
+    names = file_names((pre_tokens, suf_tokens), stripped_pre + stripped_suf, language)
+    declaring = {"java": ("class", "interface", "enum", "record"), "python": ("class", "def")}.get(language, ())
+    header = (not any(kind in declaring for _, kind, _ in pre_tokens)
+              or any(is_import(x, language) for x in (prev or "", nxt or "")))
+    pre_lines_ids, suf_lines_ids = _ids_by_line(pre_tokens), _ids_by_line(suf_tokens)
+    pre_ids, suf_ids = set().union(*pre_lines_ids), set().union(*suf_lines_ids)
+    near = set().union(*pre_lines_ids[-NEAR_LINES:], *suf_lines_ids[:NEAR_LINES])
+    below = set().union(*suf_lines_ids[:BELOW_LINES])
     return Context(scheme, order, pre_symbols, pre_gap, layout, window, suffix_gap,
                    suf_end if len(window) == len(suf_tokens) else None, indents,
                    stripped_pre[-2:], stripped_suf[0] if stripped_suf else "", file_lines, suffix_symbols,
                    pre_tokens, suf_tokens, after_prev, before_next, neighbours, Counter(stripped_pre + stripped_suf),
-                   distance)
+                   distance, names, header, names.missing(language), pre_ids | suf_ids, pre_ids, near, below)
+
+
+def _ids_by_line(tokens) -> list[set]:
+    """The identifiers of each line holding a token ((gap, kind, text)...; a line starts at a gap with a
+    line break)."""
+    out: list[set] = []
+    for gap, kind, text in tokens:
+        if not out or "\n" in gap or "\r" in gap:
+            out.append(set())
+        if kind in IDENTIFIER_KINDS:
+            out[-1].add(text)
+    return out
 
 
 class NgramPredictor:
@@ -272,6 +325,11 @@ class NgramPredictor:
         self.lex = LineLexer(scheme)
         self.keywords = _grammar_tokens(scheme)
         self.words = index.words[:150] if index else []
+        self.corpus_imports = ImportTable(self.language)
+        if index is not None:
+            heads = ("import ", "from ") if self.language == "python" else ("import ",)
+            for line, n in index.lines_starting(*heads):
+                self.corpus_imports.add(line, n)
 
     # ---------------------------------------------------------------------------------- scoring
 
@@ -357,18 +415,103 @@ class NgramPredictor:
         lookups = []
         if self.project is not None:
             own = file_key(task)
-            lookups.append(("project", lambda c, keys: self.project.lookup(c, k, own, *keys)))
+            lookups.append(("project", lambda c, keys: self.project.lookup(c, k, own, *keys),
+                            lambda c, keys: self.project.total(c, own, *keys)))
         if cfg.corpus_lines and self.index is not None:
-            lookups.append(("corpus", lambda c, keys: self.index.lookup(c, k, *keys)))
-        for source, lookup in lookups:
+            lookups.append(("corpus", lambda c, keys: self.index.lookup(c, k, *keys),
+                            lambda c, keys: self.index.total(c, *keys)))
+        for source, lookup, total in lookups:
             for context, keys in contexts:
-                for line, n in lookup(context, keys):
+                found_here = lookup(context, keys)
+                if not found_here:
+                    continue
+                all_here = total(context, keys)
+                for line, n in found_here:
                     entry = add(line, source)
                     if entry is not None:
                         entry[f"{source}_{context}"] = math.log1p(n)
+                        entry[f"{source}_{context}_p"] = n / all_here
+        if self.project is not None:
+            for line, files in self.project.lines_using(ctx.near_ids, ctx.file_ids, 30, file_key(task)):
+                entry = add(line, "project")
+                if entry is not None:
+                    entry["project_using"] = math.log1p(files)
+        if ctx.header and cfg.imports:
+            self.add_imports(ctx, task, add)
+            self.add_package(ctx, task, add)
         for line, entry in found.items():
             self.describe(ctx, line, entry, prev)
         return found
+
+    def add_imports(self, ctx: Context, task: FimTask, add) -> None:
+        """Import lines for the names the file uses but does not import: as the project's other files and
+        the corpus import them, else (Java) from the packages the file imports from, in sorted order."""
+        k = 3
+        own = file_key(task)
+        missing = ctx.missing[:30]
+        before, after = self.import_neighbours(ctx)
+        neighbours = (before is not None) + (after is not None)
+        for name in missing:
+            found = False
+            for source, table, own_file in (("project", self.project.imports if self.project else None, own),
+                                            ("corpus", self.corpus_imports, None)):
+                if table is None:
+                    continue
+                for line, n in table.lookup(name, k, own_file):
+                    if ctx.names.package is not None and import_package(line) == ctx.names.package:
+                        continue     # the file's own package needs no import
+                    entry = add(line, "import")
+                    if entry is not None:
+                        entry[f"import_{source}"] = math.log1p(n)
+                        found = True
+            if not found and self.language == "java" and name[:1].isupper() and name in missing[:8]:
+                for package in self.guess_packages(ctx):
+                    line = f"import {package}.{name};"
+                    if order_agreement(line, before, after) == neighbours:
+                        entry = add(line, "import")
+                        if entry is not None and "import_project" not in entry and "import_corpus" not in entry:
+                            entry["import_guess"] = 1.0
+
+    def add_package(self, ctx: Context, task: FimTask, add) -> None:
+        """Java package lines for a file that has none above the middle: the package the project's other
+        files import this file's types from, or declare the types it uses without an import in."""
+        if self.language != "java" or self.project is None or ctx.names.package is not None:
+            return
+        own = file_key(task)
+        evidence: Counter = Counter()
+        for name in ctx.names.declared:
+            for line, n in self.project.imports.lookup(name, 3, own):
+                package = import_package(line)
+                if package:
+                    evidence[package] += n
+        for name in ctx.missing[:30]:
+            evidence.update(self.project.package_of(name, own))
+        for name in ctx.names.declared:     # a test sits in the package of what it tests
+            tested = name[4:] if name.startswith("Test") else name[:-4] if name.endswith("Test") else None
+            if tested:
+                evidence.update(self.project.package_of(tested, own))
+        for package, n in evidence.most_common(5):
+            entry = add(f"package {package};", "package")
+            if entry is not None:
+                entry["package_evidence"] = math.log1p(n)
+
+    @staticmethod
+    def guess_packages(ctx: Context) -> list[str]:
+        """The packages the file imports from, then its own package's parent and grandparent."""
+        out = list(ctx.names.packages[:12])
+        package = ctx.names.package
+        for _ in range(2):
+            if not package or "." not in package:
+                break
+            package = package.rsplit(".", 1)[0]
+            if package not in out:
+                out.append(package)
+        return out
+
+    def import_neighbours(self, ctx: Context) -> tuple[str | None, str | None]:
+        prev = ctx.prev[-1] if ctx.prev else ""
+        return (prev if is_import(prev, self.language) else None,
+                ctx.next if is_import(ctx.next, self.language) else None)
 
     def describe(self, ctx: Context, line: str, entry: dict, prev: str) -> None:
         """The file-side features of a candidate line (into `entry`)."""
@@ -384,6 +527,20 @@ class NgramPredictor:
         entry["sim_prev"] = fuzz.ratio(line, prev) / 100.0
         entry["sim_next"] = fuzz.ratio(line, ctx.next) / 100.0
         entry["repeats_neighbour"] = float(line == prev or line == ctx.next)
+        ids = [text for _, kind, text in self.lex(line) if kind in IDENTIFIER_KINDS]
+        if ids:
+            entry["unknown_ids"] = float(sum(x not in ctx.file_ids for x in ids))
+            entry["needed_ids"] = float(sum(x in ctx.below_ids and x not in ctx.pre_ids for x in ids))
+            entry["near_ids"] = sum(x in ctx.near_ids for x in ids) / len(ids)
+        if self.language == "java" and line.startswith("package "):
+            entry["package_again" if ctx.names.package is not None else "package_line"] = 1.0
+        if ctx.header and is_import(line, self.language):
+            entry["import_duplicate"] = float(line in ctx.counts)
+            names = bound_names(line, self.language)
+            needed = sum(n in ctx.missing for n in names)
+            entry["import_needed"] = needed / len(names) if names else 0.0
+            entry["import_unneeded"] = float(bool(names) and not needed)
+            entry["import_order"] = order_agreement(line, *self.import_neighbours(ctx))
 
     def vocabulary(self, ctx: Context) -> list[tuple[str, str]]:
         """(symbol, text) pairs the generator may emit: the file's tokens, the grammar's keywords and
