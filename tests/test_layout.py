@@ -9,7 +9,7 @@ import pytest
 
 from conftest import ROOT
 
-LAYERS = [("unnatural",), ("parsing",), ("formats",), ("lm",), ("ranker", "lines", "automata", "fim"), ("evaluation",),
+LAYERS = [("unnatural",), ("parsing",), ("formats",), ("lm",), ("ranker", "lines", "automata", "fim"), ("check",), ("evaluation",),
           ("bench",)]
 LAYER = {package: level for level, packages in enumerate(LAYERS) for package in packages}
 
