@@ -25,7 +25,7 @@ from typing import Iterable
 
 from parsing.java import tokenize
 
-from .files import InputError, normalize_path, read_text, sort_key
+from .files import InputError, normalize_path, read_source, read_text, sort_key
 
 ANSWERS_FILE = "out.txt"
 TRUTH_FILE = "truth.jsonl"
@@ -148,7 +148,7 @@ def original_texts(folder: Path) -> dict[str, str]:
     out = {}
     for t in read_jsonl(truth_file):
         p = folder / t["task"]
-        text = p.read_text(encoding="utf-8")
+        text = read_source(p)
         lo = t["gap_start"] - 1
         out[str(p.absolute())] = text[:lo] + t["original"] + text[lo + len(t["edited"]):]
     return out

@@ -3,6 +3,7 @@ and the one order of task files."""
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 
@@ -48,9 +49,16 @@ def json_objects(text: str, source: str, what: str) -> list[dict]:
     return items
 
 
-def read_source(path: Path) -> str:
-    """A source file's text (see `decode`)."""
+def read_source(path: Path, max_bytes: int | None = None) -> str:
+    """A source file's text (see `decode`); a file larger than `max_bytes` is an input error, found before
+    reading it (a device or a generated giant would take the memory)."""
     try:
+        if max_bytes is not None:
+            st = os.stat(path)
+            if not stat.S_ISREG(st.st_mode):
+                raise InputError(f"{path}: not a regular file; skipped")
+            if st.st_size > max_bytes:
+                raise InputError(f"{path}: {st.st_size:,} bytes, more than --max-bytes {max_bytes:,}; skipped")
         data = Path(path).read_bytes()
     except OSError as e:
         raise InputError(f"{path}: cannot read ({e.strerror})") from None

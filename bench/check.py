@@ -1,0 +1,213 @@
+"""bin/check-bench (`make check-bench`): bin/check as a repository uses it, on the detection sets
+(`make devsets`). Each set becomes a repository: its task files (one injected error each) and its clean
+files, as `tasks/N.java` and `clean/N.java` in a fresh copy.
+
+- `--calibrate`: bin/check at a low score (`--min-score`) on the development sets only; each finding is
+  labelled (right: in a task file, at the injected error's offset); check/calibration.json is fitted from
+  them (check/calibration.py) and saved.
+- then, for each sensitivity, `bin/check --fix --format json` on a fresh copy of every set (development and
+  held out): precision of the findings, recall (task files whose error was found), false findings per 1000
+  lines of clean code, task files the fix gave back byte for byte, clean files left unchanged.
+
+Every number comes from running bin/check as a user would; the table goes to stdout and, with --docs,
+into docs/check.md.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from ranker.cli import DEFAULT_MODEL
+from check.calibration import BUDGETS, CALIBRATION, SENSITIVITIES, fit
+from formats.codrep2019 import original_texts, read_jsonl
+from formats.files import read_source
+from unnatural import ROOT, cli
+from unnatural.signature import signature
+
+COMMAND = "check-bench"
+DEVSETS = ROOT / ".data" / "devsets"
+WORK = ROOT / ".cache" / "check-bench"
+MIN_SCORE = 2.0       # the calibration run's floor: below every sensitivity's least score
+CAL_FINDINGS = 5      # findings per file in the calibration run
+
+
+@dataclass(frozen=True)
+class Repo:
+    """A detection set laid out as a repository: where each file is, and what is right about it."""
+    name: str
+    root: Path
+    answers: dict[str, int]      # task file (absolute) -> the injected error's offset
+    originals: dict[str, str]    # task file -> its text before the error
+    clean: dict[str, str]        # clean file -> its text
+    clean_lines: int
+    held_out: bool
+
+
+def make_repo(folder: Path, dest: Path) -> Repo:
+    """A fresh copy of set `folder` at `dest` (tasks/N.java, clean/N.java)."""
+    if dest.exists():
+        shutil.rmtree(dest)
+    (dest / "tasks").mkdir(parents=True)
+    (dest / "clean").mkdir()
+    originals = original_texts(folder)
+    answers, texts = {}, {}
+    for t in read_jsonl(folder / "truth.jsonl"):
+        target = dest / "tasks" / (Path(t["task"]).stem + ".java")
+        shutil.copyfile(folder / t["task"], target)
+        answers[str(target)] = t["answer"]
+        texts[str(target)] = originals[str((folder / t["task"]).absolute())]
+    clean = {}
+    for c in read_jsonl(folder / "clean.jsonl"):
+        target = dest / "clean" / Path(c["file"]).name
+        shutil.copyfile(folder / c["file"], target)
+        clean[str(target)] = read_source(target)
+    meta = json.loads((folder / "devset.json").read_text())
+    lines = sum(t.count("\n") + 1 for t in clean.values())
+    return Repo(folder.name, dest, answers, texts, clean, lines, bool(meta["config"].get("held_out", False)))
+
+
+def run_check(repo: Repo, args: list[str], workers: int) -> list[dict]:
+    proc = subprocess.run([str(ROOT / "bin" / "check"), "--format", "json", "--quiet", "--workers", str(workers),
+                           *args, str(repo.root)], capture_output=True, text=True)
+    if proc.returncode not in (0, 1):
+        tail = proc.stderr.strip().splitlines()
+        raise cli.CommandError(f"bin/check failed on {repo.name}: {tail[-1] if tail else proc.returncode}")
+    return [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+
+
+def _right(repo: Repo, f: dict, found: set[str]) -> bool:
+    """Whether finding `f` is the injected error of its task file (the first such finding counts)."""
+    path = str(Path(f["path"]).absolute())
+    if repo.answers.get(path) == f["offset"] and path not in found:
+        found.add(path)
+        return True
+    return False
+
+
+def calibrate(repos: list[Repo], workers: int, model_name: str) -> None:
+    labelled, lines = [], 0
+    for repo in repos:
+        found: set[str] = set()
+        for f in run_check(repo, ["--min-score", str(MIN_SCORE), "--max-findings", str(CAL_FINDINGS)], workers):
+            path = str(Path(f["path"]).absolute())
+            labelled.append((f["rule"], f["score"], _right(repo, f, found), path in repo.clean))
+        lines += repo.clean_lines
+        print(f"calibration: {repo.name}: {len(found)} of {len(repo.answers)} errors among the findings",
+              file=sys.stderr)
+    cal = fit(labelled, lines, model=model_name,
+              measured={"sets": [r.name for r in repos], "findings": len(labelled), "clean_lines": lines,
+                        "min_score": MIN_SCORE, "findings_per_file": CAL_FINDINGS, "budgets": BUDGETS})
+    cal.save(CALIBRATION)
+    print(f"calibration: {CALIBRATION.relative_to(ROOT)}: cut-offs {cal.cutoffs}", file=sys.stderr)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    name: str
+    held_out: bool
+    sensitivity: str
+    findings: int
+    right: int
+    tasks: int
+    false_clean: int
+    clean_lines: int
+    restored: int
+    clean_files: int
+    clean_unchanged: int
+
+    @property
+    def precision(self) -> float:
+        return self.right / self.findings if self.findings else 1.0
+
+    @property
+    def recall(self) -> float:
+        return self.right / self.tasks
+
+    @property
+    def false_per_kloc(self) -> float:
+        return 1000 * self.false_clean / self.clean_lines
+
+
+def evaluate(repo: Repo, sensitivity: str, workers: int) -> Outcome:
+    findings = run_check(repo, ["--sensitivity", sensitivity, "--fix"], workers)
+    found: set[str] = set()
+    right = sum(_right(repo, f, found) for f in findings)
+    false_clean = sum(1 for f in findings if str(Path(f["path"]).absolute()) in repo.clean)
+    restored = sum(read_source(Path(p)) == text for p, text in repo.originals.items())
+    unchanged = sum(read_source(Path(p)) == text for p, text in repo.clean.items())
+    return Outcome(repo.name, repo.held_out, sensitivity, len(findings), right, len(repo.answers), false_clean,
+                   repo.clean_lines, restored, len(repo.clean), unchanged)
+
+
+def table(rows: list[Outcome]) -> list[str]:
+    out = ["| set | held out | sensitivity | findings | precision | recall | false / KLOC | fix restores | clean unchanged |",
+           "|---|---|---|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        out.append(f"| {r.name} | {'yes' if r.held_out else ''} | {r.sensitivity} | {r.findings} | {r.precision:.3f} | "
+                   f"{r.recall:.3f} | {r.false_per_kloc:.3f} | {r.restored / r.tasks:.3f} | "
+                   f"{r.clean_unchanged / r.clean_files:.3f} |")
+    for label, group in (("development sets", [r for r in rows if not r.held_out]),
+                         ("held-out sets", [r for r in rows if r.held_out]), ("all sets", rows)):
+        for s in SENSITIVITIES:
+            g = [r for r in group if r.sensitivity == s]
+            if not g:
+                continue
+            n, right, tasks = sum(r.findings for r in g), sum(r.right for r in g), sum(r.tasks for r in g)
+            fc, lines = sum(r.false_clean for r in g), sum(r.clean_lines for r in g)
+            out.append(f"| **{label}** ({len(g)}) | | {s} | {n} | {right / n if n else 1:.3f} | {right / tasks:.3f} | "
+                       f"{1000 * fc / lines:.3f} | {sum(r.restored for r in g) / tasks:.3f} | "
+                       f"{sum(r.clean_unchanged for r in g) / sum(r.clean_files for r in g):.3f} |")
+    return out
+
+
+def write_docs(path: Path, lines: list[str]) -> None:
+    start, end = "<!-- check-bench -->", "<!-- /check-bench -->"
+    text = path.read_text() if path.exists() else f"{start}\n{end}\n"
+    head, rest = text.split(start, 1) if start in text else (text + "\n", end + "\n")
+    tail = rest.split(end, 1)[1] if end in rest else "\n"
+    path.write_text(head + start + "\n" + "\n".join(lines) + "\n" + end + tail)
+
+
+def parser() -> cli.ArgumentParser:
+    p = cli.parser(COMMAND, __doc__.strip().splitlines()[0])
+    p.add_argument("sets", nargs="*", help="set names under .data/devsets (default: all)")
+    p.add_argument("--calibrate", action="store_true",
+                   help="fit check/calibration.json on the development sets first")
+    p.add_argument("--sensitivity", choices=SENSITIVITIES, action="append",
+                   help="the sensitivities to measure (default: all)")
+    p.add_argument("--docs", type=Path, default=None, help="write the table into this Markdown file")
+    cli.add_workers(p)
+    return p
+
+
+@cli.command(COMMAND)
+def main(argv=None) -> int:
+    args = parser().parse_args(argv)
+    folders = sorted(p for p in DEVSETS.iterdir() if (p / "devset.json").exists()) if DEVSETS.exists() else []
+    if args.sets:
+        folders = [f for f in folders if f.name in args.sets]
+    if not folders:
+        raise cli.CommandError(f"no detection sets under {DEVSETS}: run 'make devsets'")
+    if args.calibrate:
+        repos = [make_repo(f, WORK / f.name) for f in folders]
+        calibrate([r for r in repos if not r.held_out], args.workers, Path(DEFAULT_MODEL).name)
+    rows = []
+    for s in args.sensitivity or SENSITIVITIES:
+        for f in folders:
+            rows.append(evaluate(make_repo(f, WORK / f.name), s, args.workers))
+            print(f"{f.name} {s}: precision {rows[-1].precision:.3f} recall {rows[-1].recall:.3f}", file=sys.stderr)
+    lines = table(rows) + ["", signature(COMMAND, [("sets", len(folders)), ("workers", args.workers),
+                                                   ("calibration", CALIBRATION.name)])]
+    print("\n".join(lines))
+    if args.docs:
+        write_docs(args.docs, lines)
+    return cli.EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

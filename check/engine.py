@@ -1,0 +1,115 @@
+"""One file's text -> the findings bin/check believes, each with its repair, rule and confidence.
+
+The ranker scores every plausible repair of the file. A finding is its best repair when that repair's gain
+reaches its rule's threshold (check/calibration.py) and keeps the tokens (the repaired text re-tokenizes to the same token texts). The
+repair is then applied and the file ranked again, so that the next finding is judged on a file without the
+first error (one slip makes its neighbours look odd too) and the findings of a file fix it together.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from parsing.java import tokenize
+from parsing.schemes import Scheme
+from ranker.explain import line_col
+from ranker.rank import RankedFile, Style, rank_text
+from ranker.score import Scorer
+
+from .calibration import POOLED, Calibration
+from .findings import Finding
+from .rules import describe
+
+MAX_FINDINGS = 20   # per file: past this many, the file is not in the style the model knows
+
+
+@dataclass(frozen=True)
+class CheckConfig:
+    least: dict[str, float]          # rule -> the least score reported (Calibration.least_scores); POOLED: the rest
+    max_findings: int = MAX_FINDINGS
+    adapt: bool = True               # file adaptation (the ranker's style cache)
+
+    @property
+    def floor(self) -> float:
+        return min(self.least.values())
+
+    def reported(self, rule: str, score: float) -> bool:
+        return score >= self.least.get(rule, self.least[POOLED])
+
+
+@dataclass
+class _Edits:
+    """The gaps fixed so far: the file's original tokens and gaps, and each fixed gap's new text."""
+    text: str
+    stream: object = None            # the original's TokenStream, made on the first finding
+    fixed: dict[int, str] = field(default_factory=dict)
+    _texts: list[str] | None = None
+
+    def tokens(self):
+        if self.stream is None:
+            self.stream = tokenize(self.text)
+        return self.stream
+
+    def token_texts(self) -> list[str]:
+        if self._texts is None:
+            self._texts = self.tokens().token_texts()
+        return self._texts
+
+    def current_start(self, gap: int) -> int:
+        """0-based start of `gap` in the text with the fixes so far applied."""
+        s = self.tokens()
+        start = s.gap_start(gap)
+        return start + sum(len(new) - len(s.gap_texts[g]) for g, new in self.fixed.items() if g < gap)
+
+    def apply(self, current: str, gap: int, observed: str, repaired: str) -> str:
+        lo = self.current_start(gap)
+        return current[:lo] + repaired + current[lo + len(observed):]
+
+
+def check_text(scorer: Scorer, scheme: Scheme, text: str, path: str, cfg: CheckConfig, calibration: Calibration,
+               style: Style = Style()) -> tuple[Finding, ...]:
+    """The findings in `text` that cfg reports, best first, each judged after the ones before it are fixed."""
+    if not text:
+        return ()
+    edits = _Edits(text)
+    current = text
+    out: list[Finding] = []
+    while len(out) < cfg.max_findings:
+        ranked = rank_text(scorer, scheme, current, path, cfg.adapt, style)
+        chosen = _best_repair(ranked, current, edits, cfg)
+        if chosen is None:
+            break
+        f, rule, message = chosen
+        gap = f.repair.gap
+        start = edits.tokens().gap_start(gap)
+        offset = f.offset - edits.current_start(gap) + start
+        line, column = line_col(text, offset)
+        out.append(Finding(path, line, column, offset, rule, message, calibration.confidence(rule, f.score),
+                           f.score, start, f.repair.observed, f.repair.repaired))
+        current = edits.apply(current, gap, f.repair.observed, f.repair.repaired)
+        edits.fixed[gap] = f.repair.repaired
+    return tuple(out)
+
+
+def _best_repair(ranked: RankedFile, current: str, edits: _Edits, cfg: CheckConfig):
+    """(finding, rule, message) of the best candidate that cfg reports for its rule, on a gap not fixed yet,
+    whose repair keeps the tokens; None when there is none."""
+    floor = cfg.floor
+    stream = edits.tokens()
+    start = 0
+    while start < len(ranked.candidates) and ranked.scores[start] >= floor:
+        for f in ranked.findings(8, start):
+            if f.score < floor:
+                return None
+            gap = f.repair.gap
+            if gap in edits.fixed:
+                continue
+            before = stream.token_text(gap - 1) if gap > 0 else ""
+            after = stream.token_text(gap) if gap < len(stream) else ""
+            rule, message = describe(f.repair.observed, f.repair.repaired, before, after)
+            if not cfg.reported(rule, f.score):
+                continue
+            repaired = edits.apply(current, gap, f.repair.observed, f.repair.repaired)
+            if tokenize(repaired).token_texts() == edits.token_texts():
+                return f, rule, message
+        start += 8
+    return None

@@ -1,0 +1,144 @@
+"""bin/check's core: rules and messages of a repair, the calibration's curves and cut-offs, and the engine
+on a real tiny model (findings that fix the file together, token-preserving, in original coordinates)."""
+import math
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from check.calibration import POOLED, Calibration, CalibrationError, fit, isotonic
+from check.engine import CheckConfig, check_text
+from check.rules import RULES, amount, describe, line_breaks
+
+
+@pytest.mark.parametrize("original, replacement, before, after, rule, message", [
+    (" ", "", "x", ";", "space-before", "unexpected space before ';'"),
+    (" ", "", "(", "a", "space-after", "unexpected space after '('"),
+    ("\t", "", "a", ".", "tab", "unexpected tab before '.'"),
+    ("", " ", "a", "=", "missing-space", "missing space between 'a' and '='"),
+    ("  ", " ", "a", "=", "whitespace", "expected 1 space between 'a' and '=', found 2 spaces"),
+    ("\t", " ", "a", "=", "tab", "expected 1 space between 'a' and '=', found 1 tab"),
+    ("\n      ", "\n        ", ";", "x", "indent", "expected 8 spaces of indentation before 'x', found 6 spaces"),
+    ("\n\t\t", "\n\t", ";", "x", "indent", "expected 1 tab of indentation before 'x', found 2 tabs"),
+    ("\n    ", "\n\t", ";", "x", "tab", "expected 1 tab of indentation, found 4 spaces"),
+    ("\n\t ", "\n\t", ";", "x", "tab", "indentation mixes tabs and spaces: expected 1 tab, found 1 tab and 1 space"),
+    ("\n\n\n", "\n\n", "}", "class", "blank-lines", "unexpected blank line before 'class'"),
+    ("\n", "\n\n", "}", "class", "blank-lines", "expected a blank line more before 'class'"),
+    ("\n    ", "", "a", ")", "line-break", "unexpected line break between 'a' and ')'"),
+    (" ", "\n", "{", "x", "line-break", "expected a line break before 'x'"),
+    (" \n", "\n", ";", "x", "trailing-space", "trailing whitespace after ';'"),
+    ("\r\n  \r\n", "\r\n\r\n", ";", "x", "trailing-space", "whitespace on a blank line before 'x'"),
+    ("", "\n", "}", "", "line-break", "expected a line break before the end of the file"),
+])
+def test_a_repair_is_told_as_a_rule_and_a_message(original, replacement, before, after, rule, message):
+    assert describe(original, replacement, before, after) == (rule, message)
+    assert rule in RULES
+
+
+@pytest.mark.parametrize("gap, breaks", [("", 0), ("\n", 1), ("\r\n", 1), ("\r", 1), ("\r\n\r\n", 2), ("\n\r", 2)])
+def test_line_breaks_count_as_editors_do(gap, breaks):
+    assert line_breaks(gap) == breaks
+
+
+@pytest.mark.parametrize("ws, text", [("", "none"), (" ", "1 space"), ("\t\t", "2 tabs"), ("\t  ", "1 tab and 2 spaces")])
+def test_amounts(ws, text):
+    assert amount(ws) == text
+
+
+@given(st.lists(st.floats(0, 1, allow_nan=False), max_size=40))
+def test_isotonic_is_monotone_and_keeps_the_mean(ys):
+    fitted = isotonic(ys)
+    assert len(fitted) == len(ys)
+    assert all(a <= b + 1e-12 for a, b in zip(fitted, fitted[1:]))
+    if ys:
+        assert math.isclose(sum(fitted), sum(ys), abs_tol=1e-9)
+
+
+def _findings():
+    """A tab before a token is an error at score >= 3; an indentation finding never is; clean files hold
+    the false ones."""
+    out = []
+    for i in range(60):
+        score = 1 + i / 10   # 1.0 .. 6.9
+        out.append(("tab", score, score >= 3, score < 3))
+        out.append(("indent", score, False, True))
+    return out
+
+
+def test_fit_gives_each_rule_its_curve_and_each_sensitivity_its_cutoff(tmp_path):
+    cal = fit(_findings(), clean_lines=20_000, budgets={"low": 0.0, "medium": 1.0, "high": 3.0})
+    assert cal.confidence("tab", 5.0) == 1.0 and cal.confidence("tab", 1.5) == 0.0
+    assert cal.confidence("indent", 6.9) == 0.0
+    assert cal.confidence("space-before", 6.0) == cal.confidence(POOLED, 6.0)   # no curve: the pooled one
+    least = cal.least_scores(cal.cutoffs["low"])
+    assert least["tab"] == 3.0 and least["indent"] == math.inf
+    # medium allows 20 false findings in 20,000 clean lines: still only the sure tabs, ranked first
+    assert cal.cutoffs["medium"] >= cal.cutoffs["high"]
+    cal.save(tmp_path / "c.json")
+    assert Calibration.load(tmp_path / "c.json") == cal
+
+
+@pytest.mark.parametrize("content", ["", "[1, 2]", '{"curves": {}}', '{"curves": {"*": []}, "cutoffs": {"low": 1}}'])
+def test_a_broken_calibration_file_is_one_error(tmp_path, content):
+    p = tmp_path / "c.json"
+    p.write_text(content)
+    with pytest.raises(CalibrationError, match="c.json"):
+        Calibration.load(p)
+
+
+def test_fit_needs_findings_and_clean_lines():
+    with pytest.raises(CalibrationError):
+        fit([], 100)
+    with pytest.raises(CalibrationError):
+        fit(_findings(), 0)
+
+
+CLEAN = "package p;\n\nclass A {\n    int x = 1;\n\n    void f(int a, int b) {\n        if (a > b) {\n            x = a + b;\n        }\n    }\n}\n"
+
+
+@pytest.fixture
+def checker(tiny_model):
+    from lm.model import LanguageModel
+    from parsing.schemes import get_scheme
+    from ranker.score import Scorer
+    lm = LanguageModel(str(tiny_model))
+    return Scorer(lm), get_scheme(lm.scheme)
+
+
+def _cal():
+    return Calibration({POOLED: ((0.0, 0.5),)}, {"low": 0.5, "medium": 0.5, "high": 0.5})
+
+
+@pytest.mark.parametrize("broken", [
+    CLEAN.replace("x = a + b;", "x = a + b ;"),
+    CLEAN.replace("int x = 1;", "int x = 1 ;"),
+    CLEAN.replace("if (a > b)", "if (a > b )"),
+])
+def test_the_engine_finds_the_slip_and_its_fix_gives_the_file_back(checker, broken):
+    scorer, scheme = checker
+    findings = check_text(scorer, scheme, broken, "A.java", CheckConfig({POOLED: 0.5}, max_findings=1), _cal())
+    assert len(findings) == 1
+    f = findings[0]
+    assert broken[f.start:f.end] == f.original == " " and f.replacement == ""
+    assert broken[:f.start] + f.replacement + broken[f.end:] == CLEAN
+    before = broken[:f.offset - 1]
+    assert (f.line, f.column) == (before.count("\n") + 1, f.offset - before.rfind("\n") - 1)
+    assert f.rule == "space-before" and f.confidence == 0.5
+
+
+def test_findings_are_in_the_original_files_coordinates_and_keep_the_tokens(checker):
+    from parsing.java import tokenize
+    scorer, scheme = checker
+    broken = CLEAN.replace("x = a + b;", "x = a + b ;").replace("int x = 1;", "int x = 1 ;")
+    findings = check_text(scorer, scheme, broken, "A.java", CheckConfig({POOLED: 0.0}, max_findings=6), _cal())
+    assert len(findings) >= 2 and len({f.start for f in findings}) == len(findings)
+    text = broken
+    for f in sorted(findings, key=lambda f: -f.start):   # apply from the end: earlier starts stay valid
+        assert text[f.start:f.end] == f.original
+        text = text[:f.start] + f.replacement + text[f.end:]
+    assert tokenize(text).token_texts() == tokenize(broken).token_texts()
+
+
+def test_nothing_is_reported_below_the_least_score(checker):
+    scorer, scheme = checker
+    assert check_text(scorer, scheme, CLEAN, "A.java", CheckConfig({POOLED: math.inf}), _cal()) == ()
+    assert check_text(scorer, scheme, "", "A.java", CheckConfig({POOLED: 0.0}), _cal()) == ()
