@@ -8,15 +8,19 @@ still checked and reported), 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import functools
+import os
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+
+from tqdm import tqdm
 
 from formats.files import InputError, read_source
 from lm.model import LanguageModel
 from parsing.schemes import UnknownScheme, get_scheme
-from ranker.cli import DEFAULT_MODEL, ensure_default_model, load
+from ranker.cli import DEFAULT_MODEL, RankConfig, ensure_default_model, load
 from ranker.folder import folder_style
 from ranker.rank import Style
 from unnatural import cli
@@ -78,9 +82,18 @@ def parser() -> cli.ArgumentParser:
                    help="check each file alone (its own style and the model's)")
     p.add_argument("--max-findings", type=cli.positive_int, default=MAX_FINDINGS, metavar="N",
                    help=f"at most N findings per file (default {MAX_FINDINGS})")
+    p.add_argument("--diff", action="store_true",
+                   help="print the fixes as a unified diff (for git apply) instead of the findings")
+    p.add_argument("--fix", action="store_true",
+                   help="write the fixes into the files (whitespace only; each file replaced atomically)")
+    p.add_argument("--since", metavar="REV",
+                   help="report only findings on lines changed since git revision REV (the whole repository "
+                        "still teaches its style)")
     p.add_argument("--format", default="text", choices=("text", "json", "sarif", "checkstyle", "github"),
                    help="how findings are printed (default text)")
     cli.add_workers(p)
+    cli.add_cluster(p, "check on a Dask cluster instead of --workers: a scheduler address, or local:N for N local "
+                    "worker processes; the same output (docs/scale.md)")
     cli.add_max_bytes(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar and no summary line")
     return p
@@ -107,9 +120,64 @@ def main_run(args) -> int:
 
     t0 = time.time()
     files, errors = files_to_check(args.paths)
-    status = cli.EXIT_USAGE if errors else cli.EXIT_OK
     for e in errors:
         cli.error(COMMAND, e)
+    changed = _changed_lines(args.since, files) if args.since else None
+    run, lm, job = _set_up(args, files)
+    report = None if args.diff else reporter(args.format, sys.stdout)
+    if not args.quiet:
+        print(run.signature(lm), file=sys.stderr)
+    paths = [str(f) for f in files if changed is None or _key(f) in changed]
+    results = _results(paths, job, args)
+    tally = _Tally(skipped=len(errors))
+    bar = tqdm(total=len(paths), unit="file", desc="checking", file=sys.stderr, leave=False,
+               disable=args.quiet or not sys.stderr.isatty())
+    try:
+        for checked in results:
+            bar.update()
+            if changed is not None and checked.text is not None:
+                lines = changed[_key(checked.path)]
+                checked = replace(checked, findings=tuple(f for f in checked.findings if lines is None or f.line in lines))
+            tally.add(checked)
+            if checked.error:
+                cli.error(COMMAND, checked.error)
+            elif checked.findings and (args.diff or args.fix):
+                _repair(checked, args, tally)
+            if report is not None and checked.text is not None:
+                report.file(checked)
+    finally:
+        bar.close()
+        results.close()
+    summary = Summary(tally.files, tally.findings, tally.skipped, tally.lines, round(time.time() - t0, 2),
+                      run.signature(lm))
+    if report is not None:
+        report.finish(summary)
+    elif not args.quiet:
+        print(f"{summary.files} files, {summary.findings} findings in {summary.seconds} s", file=sys.stderr)
+    if tally.skipped:
+        return cli.EXIT_USAGE
+    return cli.EXIT_FINDINGS if tally.findings else cli.EXIT_OK
+
+
+@dataclass
+class _Tally:
+    files: int = 0
+    findings: int = 0
+    skipped: int = 0     # inputs that could not be checked, or fixes that could not be written
+    lines: int = 0
+
+    def add(self, checked: CheckedFile) -> None:
+        if checked.error:
+            self.skipped += 1
+            return
+        self.files += 1
+        self.findings += len(checked.findings)
+        self.lines += checked.text.count("\n") + 1
+
+
+def _set_up(args, files) -> tuple[CheckRun, LanguageModel, dict]:
+    """Load the calibration and the model, learn the repository's style: what every file's check needs (the
+    job, which a cluster worker installs with `_install`)."""
     try:
         try:
             calibration = Calibration.load()
@@ -119,44 +187,68 @@ def main_run(args) -> int:
             calibration = Calibration({POOLED: ()}, {})   # calibrating: no confidence yet
         model = ensure_default_model(args.model)
         report, least = reporting(args, calibration)
-        run = CheckRun(str(model), args.learn, report, calibration.model or "none")
-        from ranker.cli import RankConfig
-        scorer, lm = load(RankConfig(str(model)))
+        lm = LanguageModel(str(model))
+        scheme = get_scheme(lm.scheme)
     except (FileNotFoundError, UnknownScheme, ValueError, OSError, CalibrationError) as e:
         raise cli.CommandError(e) from None
-    scheme = get_scheme(lm.scheme)
     styles = folder_style([str(f) for f in files], scheme, strict=False) if args.learn == "folder" else None
-    cfg = CheckConfig(least, args.max_findings)
-    _worker.update(scorer=scorer, scheme=scheme, cfg=cfg, calibration=calibration, styles=styles,
-                   max_bytes=args.max_bytes)
-    report = reporter(args.format, sys.stdout)
-    if not args.quiet:
-        print(run.signature(lm), file=sys.stderr)
-    paths = [str(f) for f in files]
+    job = dict(model=str(model), cfg=CheckConfig(least, args.max_findings), calibration=calibration, styles=styles,
+               max_bytes=args.max_bytes)
+    return CheckRun(str(model), args.learn, report, calibration.model or "none"), lm, job
+
+
+def _install(job: dict) -> None:
+    """Make this process ready to check files: the model loaded (once per process; forked workers share
+    the parent's pages)."""
+    scorer, lm = load(RankConfig(job["model"]))
+    _worker.update(job, scorer=scorer, scheme=get_scheme(lm.scheme))
+
+
+def _results(paths: list[str], job: dict, args):
+    """`_check_one` of every path, in order: here, in forked workers, or on a Dask cluster."""
+    if args.cluster:
+        from unnatural.cluster import ClusterError, cluster_map   # Dask is imported only with --cluster
+        try:
+            yield from cluster_map(_check_one, paths, args.cluster, init=functools.partial(_install, job))
+        except ClusterError as e:
+            raise cli.CommandError(e) from None
+        return
+    _install(job)
     if args.workers <= 1 or len(paths) <= 1:
-        results = map(_check_one, paths)
-    else:
-        from unnatural.parallel import ordered_map
-        results = ordered_map(_check_one, paths, args.workers)
-    n_files = n_findings = skipped = lines = 0
+        yield from map(_check_one, paths)
+        return
+    from unnatural.parallel import ordered_map
+    results = ordered_map(_check_one, paths, args.workers)
     try:
-        for checked in results:
-            if checked.error:
-                cli.error(COMMAND, checked.error)
-                skipped += 1
-                status = cli.EXIT_USAGE
-                continue
-            n_files += 1
-            n_findings += len(checked.findings)
-            lines += checked.text.count("\n") + 1
-            report.file(checked)
+        yield from results
     finally:
-        if hasattr(results, "close"):
-            results.close()
-    report.finish(Summary(n_files, n_findings, skipped, lines, round(time.time() - t0, 2), run.signature(lm)))
-    if status == cli.EXIT_OK and n_findings:
-        status = cli.EXIT_FINDINGS
-    return status
+        results.close()
+
+
+def _key(path) -> str:
+    return os.path.abspath(path)
+
+
+def _changed_lines(rev: str, files) -> dict[str, set[int] | None]:
+    """--since: absolute path -> the lines changed since `rev` (None: all of it); files not changed are absent."""
+    from .since import SinceError, changed_lines
+    try:
+        return {_key(p): lines for p, lines in changed_lines([Path(f) for f in files], rev).items()}
+    except SinceError as e:
+        raise cli.CommandError(e) from None
+
+
+def _repair(checked: CheckedFile, args, tally: _Tally) -> None:
+    """--diff: print the file's fixes as a patch; --fix: write them (the file is left alone if it changed)."""
+    from .fix import apply, unified_diff, write_fixed
+    fixed = apply(checked.text, checked.findings)
+    if args.diff:
+        sys.stdout.write(unified_diff(checked.path, checked.text, fixed))
+    if args.fix:
+        problem = write_fixed(Path(checked.path), checked.text.encode("utf-8"), fixed)
+        if problem:
+            cli.error(COMMAND, problem)
+            tally.skipped += 1
 
 
 @cli.command(COMMAND)
