@@ -10,9 +10,9 @@ KENLM_SDIST := .tools/kenlm-$(KENLM_VERSION).tar.gz
 LMPLZ := .tools/kenlm/bin/lmplz
 SHARED ?= ../shared
 
-.PHONY: setup test quick demo bench compare-orders stamina-bench fim-bench data lossless devsets help
+.PHONY: setup test quick demo bench compare-orders stamina-bench fim-bench data lossless devsets check-bench help
 help:
-	@echo "make setup | test | quick | demo | bench | compare-orders | stamina-bench | fim-bench | data | lossless | devsets"
+	@echo "make setup | test | quick | demo | bench | compare-orders | stamina-bench | fim-bench | data | lossless | devsets | check-bench"
 
 EXT := $(shell python3 -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
 NATIVE := lm/_native$(EXT) ranker/_native$(EXT) parsing/_native$(EXT) automata/_native$(EXT)
@@ -105,6 +105,12 @@ detection-bench: devsets
 	@test -e $(DEFAULT_MODEL) || bin/build-lm --order 6 corpora/
 	bin/detection-bench --docs docs/detection.md
 
+# bin/check on the detection sets as repositories, at each sensitivity: precision, recall, false findings per
+# 1000 clean lines, fixes, into docs/check.md. `bin/check-bench --calibrate` refits check/calibration.json first.
+check-bench: devsets
+	@test -e $(DEFAULT_MODEL) || bin/build-lm --order 6 corpora/
+	bin/check-bench --docs docs/check.md
+
 DEFAULT_MODEL := .models/default-kind-units-o6.bin
 HELDOUT := java.net.http/ java.sql/ jdk.httpserver/ java.logging/ java.management/
 
@@ -126,6 +132,8 @@ C18 := .data/codrep2018/Dataset1 .data/codrep2018/Dataset2 .data/codrep2018/Data
 bench: setup data .models/c18-o7.bin
 	bin/bench --model .models/c18-o7.bin --output .bench
 	@mkdir -p docs && cp .bench/bench.md docs/bench.md
+	@test -e $(DEFAULT_MODEL) || bin/build-lm --order 6 corpora/
+	bin/check-bench --speed 5000 --docs docs/check.md
 
 # StaMinA: our learner against AALpy's EDSM on the real training sets (AALpy: the `stamina` extra).
 # The table is also written to docs/stamina-bench.txt, which the README links.

@@ -165,12 +165,48 @@ def table(rows: list[Outcome]) -> list[str]:
     return out
 
 
-def write_docs(path: Path, lines: list[str]) -> None:
-    start, end = "<!-- check-bench -->", "<!-- /check-bench -->"
+def write_docs(path: Path, lines: list[str], marker: str = "check-bench") -> None:
+    """Put `lines` between the marker comments of `path` (appended when it has none)."""
+    start, end = f"<!-- {marker} -->", f"<!-- /{marker} -->"
     text = path.read_text() if path.exists() else f"{start}\n{end}\n"
     head, rest = text.split(start, 1) if start in text else (text + "\n", end + "\n")
     tail = rest.split(end, 1)[1] if end in rest else "\n"
     path.write_text(head + start + "\n" + "\n".join(lines) + "\n" + end + tail)
+
+
+SPEED_SOURCE = ROOT / "corpora" / "jdk17-src.zip"
+
+
+def speed(count: int, workers: int) -> list[str]:
+    """bin/check (its learning pass included) against bin/rank on the first `count` Java files of the JDK's
+    sources, laid out as a repository: seconds and cost per character of each, and their ratio."""
+    import time
+    import zipfile
+    folder = WORK / f"jdk-{count}"
+    if not folder.exists():
+        tmp = folder.with_name(folder.name + ".partial")
+        shutil.rmtree(tmp, ignore_errors=True)
+        with zipfile.ZipFile(SPEED_SOURCE) as z:
+            names = sorted(n for n in z.namelist() if n.endswith(".java"))[:count]
+            for n in names:
+                (tmp / n).parent.mkdir(parents=True, exist_ok=True)
+                (tmp / n).write_bytes(z.read(n))
+        tmp.rename(folder)
+    chars = sum(len(read_source(p)) for p in folder.rglob("*.java"))
+    files = sum(1 for _ in folder.rglob("*.java"))
+    out = ["| command | files | characters | seconds | µs per character | against bin/rank |", "|---|---:|---:|---:|---:|---:|"]
+    base = None
+    for name, argv in (("bin/rank", ["rank", "--workers", str(workers)]),
+                       ("bin/check", ["check", "--quiet", "--format", "json", "--workers", str(workers)])):
+        t0 = time.perf_counter()
+        proc = subprocess.run([str(ROOT / "bin" / argv[0]), *argv[1:], str(folder)], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True)
+        seconds = time.perf_counter() - t0
+        if proc.returncode not in (0, 1):
+            raise cli.CommandError(f"{name} failed: {proc.stderr.strip().splitlines()[-1:]}")
+        base = base or seconds
+        out.append(f"| {name} | {files} | {chars:,} | {seconds:.1f} | {1e6 * seconds / chars:.2f} | {seconds / base:.2f}x |")
+    return out
 
 
 def parser() -> cli.ArgumentParser:
@@ -180,6 +216,8 @@ def parser() -> cli.ArgumentParser:
                    help="fit check/calibration.json on the development sets first")
     p.add_argument("--sensitivity", choices=SENSITIVITIES, action="append",
                    help="the sensitivities to measure (default: all)")
+    p.add_argument("--speed", type=cli.positive_int, metavar="N", default=None,
+                   help="instead: time bin/check against bin/rank on N files of the JDK's sources")
     p.add_argument("--docs", type=Path, default=None, help="write the table into this Markdown file")
     cli.add_workers(p)
     return p
@@ -188,6 +226,13 @@ def parser() -> cli.ArgumentParser:
 @cli.command(COMMAND)
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
+    if args.speed:
+        lines = speed(args.speed, args.workers) + ["", signature(COMMAND, [("speed", args.speed),
+                                                                       ("workers", args.workers)])]
+        print("\n".join(lines))
+        if args.docs:
+            write_docs(args.docs, lines, "check-speed")
+        return cli.EXIT_OK
     folders = sorted(p for p in DEVSETS.iterdir() if (p / "devset.json").exists()) if DEVSETS.exists() else []
     if args.sets:
         folders = [f for f in folders if f.name in args.sets]
