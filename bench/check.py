@@ -91,12 +91,14 @@ def _right(repo: Repo, f: dict, found: set[str]) -> bool:
 
 def calibrate(repos: list[Repo], workers: int, model_name: str) -> None:
     labelled, lines = [], 0
-    for repo in repos:
-        found: set[str] = set()
-        for f in run_check(repo, ["--min-score", str(MIN_SCORE), "--max-findings", str(CAL_FINDINGS)], workers):
-            path = str(Path(f["path"]).absolute())
-            labelled.append((f["rule"], f["score"], _right(repo, f, found), path in repo.clean))
-        lines += repo.clean_lines
+    with open(WORK / "calibration-findings.jsonl", "w") as keep:   # for a look at what was labelled how
+        for repo in repos:
+            found: set[str] = set()
+            for f in run_check(repo, ["--min-score", str(MIN_SCORE), "--max-findings", str(CAL_FINDINGS)], workers):
+                path = str(Path(f["path"]).absolute())
+                labelled.append((f["rule"], f["score"], _right(repo, f, found), path in repo.clean))
+                keep.write(json.dumps({**f, "set": repo.name, "right": labelled[-1][2], "clean": labelled[-1][3]}) + "\n")
+            lines += repo.clean_lines
         print(f"calibration: {repo.name}: {len(found)} of {len(repo.answers)} errors among the findings",
               file=sys.stderr)
     cal = fit(labelled, lines, model=model_name,
