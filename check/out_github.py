@@ -3,11 +3,15 @@ pull request's files:
 
     ::warning file=src/A.java,line=3,col=14,endColumn=15,title=space-before::unexpected space before ';' (confidence 0.93)
 
-Paths are relative to the root (run it from the repository's top folder, or pass the root). Escaping as the
-runner's toolkit does it: in the message %, CR and LF; in properties also ':' and ','.
+Paths are relative to the root: the one given, else GITHUB_WORKSPACE (the checked-out repository, in a
+workflow), else the current folder. Escaping as the runner's toolkit does it: in the message %, CR and LF; in
+properties also ':' and ','.
 A file that could not be checked is an ::error annotation on that file.
 """
 from __future__ import annotations
+
+import os
+from pathlib import Path
 
 from .findings import CheckedFile, Finding
 from .report import COMMAND, Lines, Reporter, gap_span, printable, relative
@@ -30,8 +34,13 @@ def command(kind: str, properties: dict[str, object], message: str) -> str:
 
 
 class GithubReporter(Reporter):
+    def __init__(self, out, options=None):
+        super().__init__(out, options)
+        workspace = os.environ.get("GITHUB_WORKSPACE")
+        self.base = Path(os.path.abspath(workspace)) if workspace and self.options.root is None else self.options.base()
+
     def path(self, path: str) -> str:
-        return printable(relative(path, self.options.base()) or path)
+        return printable(relative(path, self.base) or path)
 
     def report(self, checked: CheckedFile) -> None:
         if checked.findings:

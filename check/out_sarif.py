@@ -17,24 +17,12 @@ from unnatural import __version__, ROOT
 
 from .findings import CheckedFile, Finding, Summary
 from .report import Lines, Reporter, gap_span, relative
+from .rules import RULES
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SRCROOT = "%SRCROOT%"
 # the project has no public home yet: the installation's own page on bin/check
 INFORMATION_URI = (ROOT / "docs" / "check.md").as_uri()
-# rule id -> short description. TODO(lead): import RULES from check/rules.py once it is on integrate (this is
-# its table as of writing, so that the SARIF log describes every rule the engine reports).
-RULES = {
-    "space-before": "no whitespace before this token",
-    "space-after": "no whitespace after this token",
-    "missing-space": "a space between these two tokens",
-    "whitespace": "the amount or kind of whitespace between two tokens on a line",
-    "tab": "tabs where the file uses spaces (or the reverse)",
-    "indent": "the indentation of a line",
-    "blank-lines": "the number of blank lines between two tokens",
-    "line-break": "whether two tokens are on one line or on two",
-    "trailing-space": "whitespace at the end of a line or on a blank line",
-}
 
 
 def file_uri(path: str) -> str:

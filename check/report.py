@@ -1,13 +1,14 @@
 """What every output format of bin/check shares: its options, the reporter protocol, where a character index
 is as lines and columns, the path a format names, and the lines that go to stderr (files that could not be
-checked, the summary, the signature).
+checked, the summary).
 
 A reporter is made with (out, options); the engine calls `file(checked)` once per file, in order, as files
 complete, then `finish(summary)` once. Streaming formats (text, json, github) write per file; sarif and
 checkstyle write one document at finish, so an interrupted run leaves no half document.
 Whatever the format, stdout carries only the format's output: files that could not be checked and the summary
-go to `options.errors` (stderr) as lines a person reads; the machine formats that have a place for them
-(SARIF's toolExecutionNotifications, Checkstyle's <exception>, GitHub's ::error) carry them as well.
+go to `options.errors` (stderr) as lines a person reads (the signature line is the command's, printed when
+the run starts); the machine formats that have a place for them (SARIF's toolExecutionNotifications,
+Checkstyle's <exception>, GitHub's ::error) carry them as well.
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ class Options:
     color: bool = False                 # ANSI colours (text)
     source: bool = False                # the source line with a caret under each finding (text)
     root: Path | None = None            # sarif and github name files relative to it (default: the current folder)
-    quiet: bool = False                 # no signature and summary lines at the end
+    quiet: bool = False                 # no summary line at the end
     errors: TextIO | None = field(default=None, repr=False)   # stderr's stand-in (tests); None: sys.stderr
 
     @property
@@ -63,8 +64,7 @@ class Reporter:
 
     def finish(self, summary: Summary) -> None:
         self.out.flush()
-        if not self.options.quiet:
-            print(summary.signature, file=self.options.stderr)
+        if not self.options.quiet:   # (the signature line was printed when the run started)
             print(summary_line(summary), file=self.options.stderr)
 
 

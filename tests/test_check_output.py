@@ -16,10 +16,10 @@ from hypothesis import given, settings, strategies as st
 
 from check.findings import CheckedFile, Finding, Summary
 from check.out_github import escape_data, escape_property
-from check.out_sarif import RULES
 from check.out_text import TAB_WIDTH
 from check.output import FORMATS, add_arguments, options_for, reporter
 from check.report import Lines, Options, summary_line
+from check.rules import RULES
 
 SUMMARY = Summary(files=2, findings=2, skipped=0, lines=9, seconds=0.25, signature="check|order:6|test")
 
@@ -105,7 +105,7 @@ def test_text_headline_is_path_line_column_rule_message_confidence(text, context
     f = finding(text, context, replacement, spot=spot)
     out, err = run("text", [CheckedFile("A.java", text, (f,))])
     assert out == headline + "\n"
-    assert err.splitlines() == [SUMMARY.signature, "2 files, 2 findings in 0.2 s"]
+    assert err.splitlines() == ["2 files, 2 findings in 0.2 s"]
 
 
 @pytest.mark.parametrize("text, context, replacement, spot, expected", [
@@ -252,6 +252,7 @@ def parse_command(line: str) -> tuple[str, dict[str, str], str]:
 @given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1).filter(lambda p: p.strip("/")),
        st.text(alphabet=st.characters(blacklist_categories=("Cs",))))
 def test_github_round_trips_any_path_and_message(path, message):
+    os.environ.pop("GITHUB_WORKSPACE", None)   # (hypothesis runs without function fixtures)
     path = "d/" + path.lstrip("/")   # relative to the root
     f = Finding(path, 1, 2, 2, "space-before", message, 0.5, 1.0, 1, " ", "")
     out, _ = run("github", [CheckedFile(path, "a ;\n", (f,))])
@@ -263,6 +264,7 @@ def test_github_round_trips_any_path_and_message(path, message):
 
 def test_github_annotations_name_lines_columns_and_errors(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
     (tmp_path / "src").mkdir()
     fs = (finding(JAVA, "1[ ];", "", path="src/A.java"),
           finding(JAVA, "{[\n    ]}", "\n  ", rule="indent", spot="end", path="src/A.java"))
@@ -275,6 +277,23 @@ def test_github_annotations_name_lines_columns_and_errors(tmp_path, monkeypatch)
         ("error", {"file": "B.java", "title": "check"}),
     ]
     assert "check: error: B.java: binary" in err
+
+
+@pytest.mark.parametrize("workspace, root, expected", [
+    ("ws", None, "sub/A.java"),        # in a workflow: relative to the checked-out repository
+    ("ws", "ws/sub", "A.java"),        # a root given wins
+    (None, None, "ws/sub/A.java"),     # else the current folder
+])
+def test_github_paths_are_relative_to_the_workspace(tmp_path, monkeypatch, workspace, root, expected):
+    monkeypatch.chdir(tmp_path)
+    if workspace:
+        monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path / workspace))
+    else:
+        monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+    f = Finding("ws/sub/A.java", 1, 2, 2, "space-before", "m", 0.5, 1.0, 1, " ", "")
+    out, _ = run("github", [CheckedFile("ws/sub/A.java", "a ;\n", (f,))],
+                 Options(root=tmp_path / root if root else None))
+    assert parse_command(out.strip())[1]["file"] == expected
 
 
 # ---- checkstyle -------------------------------------------------------------------------------------------
@@ -469,5 +488,5 @@ def test_colors_and_source_lines_follow_the_terminal(monkeypatch, tty, color, en
 @pytest.mark.parametrize("name", list(FORMATS))
 def test_every_format_reports_a_file_that_could_not_be_checked_on_stderr(name):
     out, err = run(name, [CheckedFile("B.java", None, error="B.java: binary file")])
-    assert err.splitlines() == ["check: error: B.java: binary file", SUMMARY.signature, summary_line(SUMMARY)]
+    assert err.splitlines() == ["check: error: B.java: binary file", summary_line(SUMMARY)]
     assert ("B.java" in out) == (name in ("sarif", "checkstyle", "github"))
