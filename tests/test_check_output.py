@@ -6,6 +6,7 @@ import io
 import json
 import os
 import re
+import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -490,3 +491,47 @@ def test_every_format_reports_a_file_that_could_not_be_checked_on_stderr(name):
     out, err = run(name, [CheckedFile("B.java", None, error="B.java: binary file")])
     assert err.splitlines() == ["check: error: B.java: binary file", summary_line(SUMMARY)]
     assert ("B.java" in out) == (name in ("sarif", "checkstyle", "github"))
+
+
+# ---- bin/check, every format, on one folder ---------------------------------------------------------------
+
+def test_bin_check_formats_agree_and_their_fixes_give_back_the_clean_file(tmp_path, tiny_model, sarif_validator):
+    """bin/check itself, with a real model trained on the clean files: each format reports the same findings
+    at the same places, and the fixes that json and sarif carry turn the broken file back into the clean one."""
+    from conftest import ROOT, TINY_JAVA
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    clean = TINY_JAVA["A.java"]
+    (repo / "A.java").write_text(clean.replace("x = a + b;", "x = a + b ;"))
+    (repo / "C.java").write_text(TINY_JAVA["C.java"])
+    outputs = {}
+    for name in FORMATS:
+        r = subprocess.run([str(ROOT / "bin" / "check"), "--model", str(tiny_model), "--min-score", "2", "--format",
+                            name, "--color", "never", "."], cwd=repo, capture_output=True, text=True, timeout=300)
+        assert r.returncode == 1, r.stderr
+        assert r.stderr.splitlines()[-1].startswith("2 files, ")
+        outputs[name] = r.stdout
+    broken = (repo / "A.java").read_text()
+    found = [json.loads(line) for line in outputs["json"].splitlines()]
+    assert found and {o["path"] for o in found} == {"A.java"}
+    places = [(o["line"], o["column"]) for o in found]
+    assert [tuple(map(int, m)) for m in re.findall(r"^A\.java:(\d+):(\d+): ", outputs["text"], re.M)] == places
+    errors = ET.fromstring(outputs["checkstyle"]).iter("error")
+    assert [(int(e.get("line")), int(e.get("column"))) for e in errors] == places
+    annotations = [parse_command(line)[1] for line in outputs["github"].splitlines()]
+    assert [(int(a["line"]), int(a["col"])) for a in annotations] == places
+    fixed = broken
+    for o in sorted(found, key=lambda o: -o["gap_offset"]):
+        start = o["gap_offset"] - 1
+        assert fixed[start:start + len(o["original"])] == o["original"]
+        fixed = fixed[:start] + o["replacement"] + fixed[start + len(o["original"]):]
+    assert fixed == clean
+    log = json.loads(outputs["sarif"])
+    assert not list(sarif_validator.iter_errors(log))
+    replacements = [r for result in log["runs"][0]["results"] for change in result["fixes"][0]["artifactChanges"]
+                    for r in change["replacements"]]
+    assert len(replacements) == len(found)
+    for r in sorted(replacements, key=lambda r: -r["deletedRegion"]["charOffset"]):
+        lo = r["deletedRegion"]["charOffset"]
+        broken = broken[:lo] + r["insertedContent"]["text"] + broken[lo + r["deletedRegion"]["charLength"]:]
+    assert broken == clean
