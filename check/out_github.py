@@ -13,8 +13,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from parsing.offsets import Lines
+
 from .findings import CheckedFile, Finding
-from .report import COMMAND, Lines, Reporter, gap_span, printable, relative
+from .report import COMMAND, Reporter, gap_span, printable, relative
 
 _DATA = {"%": "%25", "\r": "%0D", "\n": "%0A"}
 _PROPERTY = {**_DATA, ":": "%3A", ",": "%2C"}

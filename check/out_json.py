@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import json
 
+from parsing.offsets import Lines
+
 from .findings import CheckedFile, Finding
-from .report import Lines, Reporter, gap_span
+from .report import Reporter, gap_span
 
 
 def finding_object(f: Finding, lines: Lines) -> dict:

@@ -13,10 +13,11 @@ import json
 import os
 from urllib.parse import quote
 
-from unnatural import __version__, ROOT
+from parsing.offsets import Lines
+from unnatural import ROOT, __version__
 
 from .findings import CheckedFile, Finding, Summary
-from .report import Lines, Reporter, gap_span, relative
+from .report import Reporter, gap_span, relative
 from .rules import RULES
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import unicodedata
 
+from parsing.offsets import Lines
+
 from .findings import CheckedFile, Finding
-from .report import Lines, Reporter, printable
+from .report import Reporter, printable
 
 TAB_WIDTH = 4          # tabs are expanded here (to this width) so that the caret lines up whatever the terminal does
 WIDTH = 160            # a longer line is shown as a window around the spot

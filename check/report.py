@@ -1,5 +1,5 @@
-"""What every output format of bin/check shares: its options, the reporter protocol, where a character index
-is as lines and columns, the path a format names, and the lines that go to stderr (files that could not be
+"""What every output format of bin/check shares: its options, the reporter protocol, the gap's span as lines
+and columns, the path a format names, and the lines that go to stderr (files that could not be
 checked, the summary).
 
 A reporter is made with (out, options); the engine calls `file(checked)` once per file, in order, as files
@@ -12,13 +12,13 @@ Checkstyle's <exception>, GitHub's ::error) carry them as well.
 """
 from __future__ import annotations
 
-import bisect
 import os
-import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
+
+from parsing.offsets import Lines
 
 from .findings import CheckedFile, Finding, Summary
 
@@ -81,32 +81,6 @@ def summary_line(s: Summary) -> str:
     """`12 files, 3 findings (1 skipped) in 0.8 s`."""
     skipped = f" ({s.skipped} skipped)" if s.skipped else ""
     return f"{_count(s.files, 'file')}, {_count(s.findings, 'finding')}{skipped} in {s.seconds:.1f} s"
-
-
-_NEWLINE = re.compile(r"\r\n|\r|\n")
-
-
-class Lines:
-    """A text's lines as editors count them (LF, CRLF and CR each end one): 1-based line and column of a
-    0-based character index, and a line's text."""
-
-    def __init__(self, text: str):
-        self.text = text
-        self.starts = [0, *(m.end() for m in _NEWLINE.finditer(text))]
-
-    def position(self, index: int) -> tuple[int, int]:
-        """(line, column), both 1-based, of the character at 0-based `index` (len(text): just past the end)."""
-        i = bisect.bisect_right(self.starts, index) - 1
-        return i + 1, index - self.starts[i] + 1
-
-    def line(self, number: int) -> str:
-        """Line `number` (1-based) without its line ending."""
-        start = self.starts[number - 1]
-        end = self.starts[number] if number < len(self.starts) else len(self.text)
-        return self.text[start:end].rstrip("\r\n")
-
-    def count(self) -> int:
-        return len(self.starts)
 
 
 def gap_span(lines: Lines, finding: Finding) -> tuple[tuple[int, int], tuple[int, int]]:

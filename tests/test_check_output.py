@@ -19,8 +19,9 @@ from check.findings import CheckedFile, Finding, Summary
 from check.out_github import escape_data, escape_property
 from check.out_text import TAB_WIDTH
 from check.output import FORMATS, add_arguments, options_for, reporter
-from check.report import Lines, Options, summary_line
+from check.report import Options, summary_line
 from check.rules import RULES
+from parsing.offsets import Lines
 
 SUMMARY = Summary(files=2, findings=2, skipped=0, lines=9, seconds=0.25, signature="check|order:6|test")
 
