@@ -5,8 +5,8 @@
 and, in a terminal (or --color always), the source lines the gap touches, its whitespace made visible
 ('·' space, '→' tab, '↵' line end) and a caret under the spot:
 
-       3 | ····int x = 1 ;
-         |             ^
+     13 |         int n = 0·;
+        |                  ^
 """
 from __future__ import annotations
 
