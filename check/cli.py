@@ -29,6 +29,8 @@ from unnatural.signature import signature
 from .calibration import DEFAULT_SENSITIVITY, POOLED, SENSITIVITIES, Calibration, CalibrationError
 from .engine import MAX_FINDINGS, CheckConfig, check_text
 from .findings import CheckedFile, Summary
+from .output import add_arguments as add_output_arguments, options_for, reporter
+from .report import summary_line
 
 COMMAND = "check"
 LEARN = ("folder", "none")   # how the repository's style is learned (--no-learn: none)
@@ -89,8 +91,7 @@ def parser() -> cli.ArgumentParser:
     p.add_argument("--since", metavar="REV",
                    help="report only findings on lines changed since git revision REV (the whole repository "
                         "still teaches its style)")
-    p.add_argument("--format", default="text", choices=("text", "json", "sarif", "checkstyle", "github"),
-                   help="how findings are printed (default text)")
+    add_output_arguments(p)
     cli.add_workers(p)
     cli.add_cluster(p, "check on a Dask cluster instead of --workers: a scheduler address, or local:N for N local "
                     "worker processes; the same output (docs/scale.md)")
@@ -116,15 +117,14 @@ def _check_one(path: str) -> CheckedFile:
 
 def main_run(args) -> int:
     from .discover import files_to_check
-    from .output import reporter
-
     t0 = time.time()
     files, errors = files_to_check(args.paths)
     for e in errors:
         cli.error(COMMAND, e)
     changed = _changed_lines(args.since, files) if args.since else None
     run, lm, job = _set_up(args, files)
-    report = None if args.diff else reporter(args.format, sys.stdout)
+    report = None if args.diff else reporter(args.format, sys.stdout, options_for(sys.stdout, args.color,
+                                                                                  quiet=args.quiet))
     if not args.quiet:
         print(run.signature(lm), file=sys.stderr)
     paths = [str(f) for f in files if changed is None or _key(f) in changed]
@@ -139,12 +139,13 @@ def main_run(args) -> int:
                 lines = changed[_key(checked.path)]
                 checked = replace(checked, findings=tuple(f for f in checked.findings if lines is None or f.line in lines))
             tally.add(checked)
-            if checked.error:
+            if checked.error and report is None:   # a reporter writes the error line (and its format's note)
                 cli.error(COMMAND, checked.error)
             elif checked.findings and (args.diff or args.fix):
                 _repair(checked, args, tally)
-            if report is not None and checked.text is not None:
-                report.file(checked)
+            if report is not None:
+                with tqdm.external_write_mode(file=sys.stdout):   # the bar is cleared while findings are written
+                    report.file(checked)
     finally:
         bar.close()
         results.close()
@@ -153,7 +154,7 @@ def main_run(args) -> int:
     if report is not None:
         report.finish(summary)
     elif not args.quiet:
-        print(f"{summary.files} files, {summary.findings} findings in {summary.seconds} s", file=sys.stderr)
+        print(summary_line(summary), file=sys.stderr)
     if tally.skipped:
         return cli.EXIT_USAGE
     return cli.EXIT_FINDINGS if tally.findings else cli.EXIT_OK

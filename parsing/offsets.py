@@ -1,5 +1,9 @@
-"""Byte offsets (tree-sitter) to character offsets (everything else): the one place they are converted."""
+"""Byte offsets (tree-sitter) to character offsets (everything else), and character offsets to lines and
+columns as editors count them: the one place positions are converted."""
 from __future__ import annotations
+
+import bisect
+import re
 
 import numpy as np
 
@@ -27,3 +31,31 @@ def _identity(offset: int) -> int:
 
 
 ASCII = _identity   # what byte_to_char returns when bytes and characters coincide
+
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+class Lines:
+    """A text's lines as editors count them (LF, CRLF and CR each end one): the 1-based line and column of a
+    0-based character index, and a line's text."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.starts = [0, *(m.end() for m in _NEWLINE.finditer(text))]
+
+    def position(self, index: int) -> tuple[int, int]:
+        """(line, column), both 1-based, of the character at 0-based `index` (len(text): just past the end)."""
+        i = bisect.bisect_right(self.starts, index) - 1
+        return i + 1, index - self.starts[i] + 1
+
+    def line(self, number: int) -> str:
+        """Line `number` (1-based) without its line ending."""
+        start = self.starts[number - 1]
+        end = self.starts[number] if number < len(self.starts) else len(self.text)
+        return self.text[start:end].rstrip("\r\n")
+
+
+def line_col(text: str, offset: int) -> tuple[int, int]:
+    """1-based line and column of a 1-based character offset."""
+    return Lines(text).position(offset - 1)

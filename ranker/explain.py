@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 
+from parsing.offsets import line_col   # (here too: check/engine.py imports it from here)
+
 from .rank import Finding
 
 _SHOW = {" ": "␣", "\t": "⇥", "\n": "↵", "\r": "␍", "\x0c": "␌"}
@@ -11,13 +13,6 @@ _SHOW = {" ": "␣", "\t": "⇥", "\n": "↵", "\r": "␍", "\x0c": "␌"}
 def show_gap(gap: str) -> str:
     """A gap made visible: '␣' space, '⇥' tab, '↵' newline; '∅' for the empty gap."""
     return "".join(_SHOW.get(c, c) for c in gap) or "∅"
-
-
-def line_col(text: str, offset: int) -> tuple[int, int]:
-    """1-based line and column of a 1-based character offset."""
-    before = text[: offset - 1]
-    line = before.count("\n") + 1
-    return line, offset - (before.rfind("\n") + 1)
 
 
 def explain_lines(path: str, text: str, findings: list[Finding]) -> list[str]:

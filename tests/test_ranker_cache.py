@@ -60,6 +60,7 @@ def test_show_gap(gap, shown):
 
 @pytest.mark.parametrize("text, offset, expected", [
     ("abc", 1, (1, 1)), ("abc\ndef", 5, (2, 1)), ("abc\ndef", 7, (2, 3)), ("ä\nö", 3, (2, 1)),
+    ("ab\r\ncd", 5, (2, 1)), ("ab\r\ncd", 3, (1, 3)), ("ab\rcd", 4, (2, 1)), ("a\r\rb", 4, (3, 1)),
 ])
 def test_line_col(text, offset, expected):
     assert line_col(text, offset) == expected

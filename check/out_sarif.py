@@ -1,0 +1,100 @@
+"""`--format sarif`: one SARIF 2.1.0 log (what GitHub code scanning, IDE viewers and review tools read),
+written when the run finishes.
+
+Each finding is a result with its rule, a warning level, the message, the gap's region (lines and columns
+as editors count them, in Unicode code points, and the 0-based character offset and length) in a file
+named relative to %SRCROOT% (the root: the current folder unless told otherwise), and a fix that replaces
+the gap's whitespace, so that SARIF tools can apply it. Files that could not be checked are the invocation's
+toolExecutionNotifications. tests/test_check_output.py validates the log against the official schema.
+"""
+from __future__ import annotations
+
+import json
+import os
+from urllib.parse import quote
+
+from parsing.offsets import Lines
+from unnatural import ROOT, __version__
+
+from .findings import CheckedFile, Finding, Summary
+from .report import Reporter, gap_span, relative
+from .rules import RULES
+
+SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+SRCROOT = "%SRCROOT%"
+# the project has no public home yet: the installation's own page on bin/check
+INFORMATION_URI = (ROOT / "docs" / "check.md").as_uri()
+
+
+def file_uri(path: str) -> str:
+    """A file:// URI of an absolute path (any bytes, percent-encoded)."""
+    return "file://" + quote(os.fsencode(path))
+
+
+class SarifReporter(Reporter):
+    def __init__(self, out, options=None):
+        super().__init__(out, options)
+        self.base = self.options.base()
+        self.rules = {rule: i for i, rule in enumerate(RULES)}
+        self.results: list[dict] = []
+        self.notifications: list[dict] = []
+
+    def artifact(self, path: str) -> dict:
+        rel = relative(path, self.base)
+        if rel is None:   # outside the root: an absolute URI
+            return {"uri": file_uri(os.path.abspath(path))}
+        return {"uri": quote(os.fsencode(rel)), "uriBaseId": SRCROOT}
+
+    def report(self, checked: CheckedFile) -> None:
+        if checked.findings:
+            lines = Lines(checked.text)
+            artifact = self.artifact(checked.path)
+            self.results.extend(self.result(f, lines, artifact) for f in checked.findings)
+
+    def result(self, f: Finding, lines: Lines, artifact: dict) -> dict:
+        (start_line, start_column), (end_line, end_column) = gap_span(lines, f)
+        gap = {"startLine": start_line, "startColumn": start_column, "endLine": end_line, "endColumn": end_column,
+               "charOffset": f.start, "charLength": len(f.original)}
+        if f.original:
+            shown = gap
+        else:   # an empty gap is an insertion point: point at the spot's character instead
+            line, column = lines.position(f.offset - 1)
+            shown = {"startLine": line, "startColumn": column, "endLine": line, "endColumn": column + 1,
+                     "charOffset": f.offset - 1, "charLength": 1}
+        index = self.rules.setdefault(f.rule, len(self.rules))
+        return {
+            "ruleId": f.rule, "ruleIndex": index, "level": "warning", "message": {"text": f.message},
+            "locations": [{"physicalLocation": {"artifactLocation": artifact, "region": shown}}],
+            "fixes": [{"description": {"text": f.message},
+                       "artifactChanges": [{"artifactLocation": artifact,
+                                            "replacements": [{"deletedRegion": gap,
+                                                              "insertedContent": {"text": f.replacement}}]}]}],
+            "rank": round(100 * f.confidence, 1),
+            "properties": {"confidence": round(f.confidence, 4), "score": round(f.score, 4)},
+        }
+
+    def skipped(self, checked: CheckedFile) -> None:
+        self.notifications.append({
+            "level": "error", "message": {"text": checked.error},
+            "locations": [{"physicalLocation": {"artifactLocation": self.artifact(checked.path)}}]})
+
+    def log(self, summary: Summary) -> dict:
+        rules = [{"id": rule, "name": "".join(w.capitalize() for w in rule.split("-")),
+                  "shortDescription": {"text": RULES.get(rule, rule)},
+                  "defaultConfiguration": {"level": "warning"}} for rule in self.rules]
+        driver = {"name": "unnatural", "version": __version__, "semanticVersion": __version__,
+                  "informationUri": INFORMATION_URI, "rules": rules}
+        invocation = {"executionSuccessful": not self.notifications}
+        if self.notifications:
+            invocation["toolExecutionNotifications"] = self.notifications
+        run = {"tool": {"driver": driver}, "invocations": [invocation],
+               "originalUriBaseIds": {SRCROOT: {"uri": file_uri(str(self.base)).rstrip("/") + "/"}},
+               "columnKind": "unicodeCodePoints", "results": self.results,
+               "properties": {"signature": summary.signature, "files": summary.files, "lines": summary.lines,
+                              "skipped": summary.skipped, "seconds": summary.seconds}}
+        return {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
+
+    def finish(self, summary: Summary) -> None:
+        json.dump(self.log(summary), self.out, indent=2)
+        self.out.write("\n")
+        super().finish(summary)
