@@ -70,6 +70,16 @@ def normalize_path(path: str | Path) -> str:
     return os.path.abspath(path)
 
 
+def user_path(path: str | Path, cwd: str | Path | None = None) -> str:
+    """A path as the user would type it in messages: relative to the working folder when under it, else as
+    given (links not resolved)."""
+    cwd = os.path.abspath(cwd if cwd is not None else os.getcwd())
+    absolute = os.path.abspath(os.path.join(cwd, path))
+    if absolute == cwd or absolute.startswith(cwd.rstrip(os.sep) + os.sep):
+        return os.path.relpath(absolute, cwd)
+    return absolute if os.path.isabs(path) else os.path.normpath(path)
+
+
 def task_number(path: str | Path) -> int | None:
     """N of a task file `N.txt` (or any `N.<suffix>`), None for other names."""
     stem = Path(path).stem
