@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Literal
 
-from formats.files import sort_key, user_path
+from formats.files import sort_key, unfit_source, user_path
 from formats.sources import walk_files
 from unnatural.cli import MAX_BYTES
 
@@ -68,11 +68,9 @@ def files_to_check(paths: Iterable[str | Path], max_bytes: int = MAX_BYTES,
             elif os.path.lexists(os.path.join(cwd, arg)):
                 problems.append(Problem(f"{name}: cannot read ({e.strerror}); skipped", severity))
             continue   # tracked by git but deleted: nothing to check
-        if not stat.S_ISREG(st.st_mode):
-            problems.append(Problem(f"{name}: not a regular file; skipped", severity))
-        elif st.st_size > max_bytes:
-            problems.append(Problem(f"{name}: {st.st_size} bytes, larger than --max-bytes {max_bytes}; skipped",
-                                    "warning"))
+        unfit = unfit_source(name, st, max_bytes)
+        if unfit:   # a special file named is an error; one found in a folder, or a big file, a warning
+            problems.append(Problem(unfit, severity if not stat.S_ISREG(st.st_mode) else "warning"))
         else:
             # the same file named twice, or linked: once, by its first name
             files.setdefault((st.st_dev, st.st_ino), name)

@@ -54,15 +54,23 @@ def read_source(path: Path, max_bytes: int | None = None) -> str:
     reading it (a device or a generated giant would take the memory)."""
     try:
         if max_bytes is not None:
-            st = os.stat(path)
-            if not stat.S_ISREG(st.st_mode):
-                raise InputError(f"{path}: not a regular file; skipped")
-            if st.st_size > max_bytes:
-                raise InputError(f"{path}: {st.st_size:,} bytes, more than --max-bytes {max_bytes:,}; skipped")
+            problem = unfit_source(path, os.stat(path), max_bytes)
+            if problem:
+                raise InputError(problem)
         data = Path(path).read_bytes()
     except OSError as e:
         raise InputError(f"{path}: cannot read ({e.strerror})") from None
     return decode(data, str(path))
+
+
+def unfit_source(name: str | Path, st: os.stat_result, max_bytes: int) -> str | None:
+    """Why the file `name` whose status is `st` is not read as a source file (one line), or None: not a
+    regular file (a fifo or a device would block or never end), or larger than `max_bytes`."""
+    if not stat.S_ISREG(st.st_mode):
+        return f"{name}: not a regular file; skipped"
+    if st.st_size > max_bytes:
+        return f"{name}: {st.st_size:,} bytes, more than --max-bytes {max_bytes:,}; skipped"
+    return None
 
 
 def normalize_path(path: str | Path) -> str:

@@ -86,7 +86,7 @@ def test_files_above_the_size_limit_are_skipped_with_a_warning(tmp_path):
     write(tmp_path, "p/Small.java")
     with open(tmp_path / "p/Big.java", "wb") as f:   # sparse: 10 MB and one byte, nothing written
         f.truncate(MAX_BYTES + 1)
-    big = f"p/Big.java: {MAX_BYTES + 1} bytes, larger than --max-bytes {MAX_BYTES}; skipped"
+    big = f"p/Big.java: {MAX_BYTES + 1:,} bytes, more than --max-bytes {MAX_BYTES:,}; skipped"
     assert check(["p"], tmp_path) == (["p/Small.java"], [("warning", big)])
     files, problems = check(["p"], tmp_path, max_bytes=MAX_BYTES + 1)
     assert files == ["p/Big.java", "p/Small.java"] and problems == []
