@@ -12,13 +12,12 @@ import contextlib
 import os
 import re
 import stat
-import tempfile
 from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Iterable, Sequence
 
 from parsing.java import tokenize
-from unnatural.cli import deferred_interrupts
+from unnatural.cli import atomic_output
 
 from .findings import Finding
 
@@ -43,7 +42,7 @@ def repairs_to_apply(text: str, findings: Iterable[Finding]) -> list[Finding]:
         taken.append(f)
     if not taken:
         return []
-    tokens = tokenize(text).token_texts()
+    tokens = _token_texts(text)
     if _token_texts(rebuild(text, taken)) == tokens:   # the usual case: one tokenization
         return taken
     kept: list[Finding] = []
@@ -81,9 +80,10 @@ def _token_texts(text: str) -> list[str]:
 
 def unified_diff(path: str, old: str, new: str, context: int = CONTEXT) -> str:
     """A unified diff from `old` to `new` for file `path` ('--- a/path', '+++ b/path'; '' when they are
-    equal) that `git apply` and `patch -p1` apply from the folder `path` is relative to. Lines are what git
-    calls lines (ended by LF): a CRLF's CR and a lone CR stay in the line, kept exactly; a last line without
-    LF is marked '\\ No newline at end of file'."""
+    equal) that `git apply` and `patch -p1` apply from the folder `path` is relative to (git apply refuses a
+    path that leaves it, `../x`, or is absolute). Lines are what git calls lines (ended by LF): a CRLF's CR
+    and a lone CR stay in the line, kept exactly; a last line without LF is marked
+    '\\ No newline at end of file'."""
     if old == new:
         return ""
     a, b = _lines(old), _lines(new)
@@ -200,27 +200,12 @@ def write_fixed(path: str | Path, read_bytes: bytes, new_text: str) -> str | Non
         return f"{name}: not fixed: cannot read it again ({e.strerror})"
     if now != read_bytes:
         return f"{name}: not fixed: it changed since it was checked"
-    tmp = None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".fix",
-                                   dir=os.path.dirname(target))
-        with open(fd, "wb") as f:
-            with contextlib.suppress(PermissionError):   # another owner's file: only root can keep its owner
-                os.fchown(fd, st.st_uid, st.st_gid)
-            os.fchmod(fd, stat.S_IMODE(st.st_mode))   # after chown, which clears set-user-ID bits
+        with atomic_output(target, "wb", like=st) as f:
             f.write(data)
-            f.flush()
-            os.fsync(fd)
-        with deferred_interrupts():
-            os.replace(tmp, target)
-            tmp = None
         _sync_folder(os.path.dirname(target))
     except OSError as e:
         return f"{name}: not fixed: cannot write it ({e.strerror}); left as it was"
-    finally:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
     return None
 
 
