@@ -118,9 +118,9 @@ def _check_one(path: str) -> CheckedFile:
 def main_run(args) -> int:
     from .discover import files_to_check
     t0 = time.time()
-    files, errors = files_to_check(args.paths)
-    for e in errors:
-        cli.error(COMMAND, e)
+    files, problems = files_to_check(args.paths, args.max_bytes)
+    for problem in problems:
+        (cli.error if problem.severity == "error" else cli.warning)(COMMAND, problem)
     changed = _changed_lines(args.since, files) if args.since else None
     run, lm, job = _set_up(args, files)
     report = None if args.diff else reporter(args.format, sys.stdout, options_for(sys.stdout, args.color,
@@ -129,7 +129,7 @@ def main_run(args) -> int:
         print(run.signature(lm), file=sys.stderr)
     paths = [str(f) for f in files if changed is None or _key(f) in changed]
     results = _results(paths, job, args)
-    tally = _Tally(skipped=len(errors))
+    tally = _Tally(skipped=len(problems), errors=sum(p.severity == "error" for p in problems))
     bar = tqdm(total=len(paths), unit="file", desc="checking", file=sys.stderr, leave=False,
                disable=args.quiet or not sys.stderr.isatty())
     try:
@@ -155,7 +155,7 @@ def main_run(args) -> int:
         report.finish(summary)
     elif not args.quiet:
         print(summary_line(summary), file=sys.stderr)
-    if tally.skipped:
+    if tally.errors:
         return cli.EXIT_USAGE
     return cli.EXIT_FINDINGS if tally.findings else cli.EXIT_OK
 
@@ -164,12 +164,14 @@ def main_run(args) -> int:
 class _Tally:
     files: int = 0
     findings: int = 0
-    skipped: int = 0     # inputs that could not be checked, or fixes that could not be written
+    skipped: int = 0     # inputs that could not be checked
     lines: int = 0
+    errors: int = 0      # input errors (not warnings: a file over --max-bytes), and fixes that could not be written
 
     def add(self, checked: CheckedFile) -> None:
         if checked.error:
             self.skipped += 1
+            self.errors += 1
             return
         self.files += 1
         self.findings += len(checked.findings)
@@ -227,7 +229,9 @@ def _results(paths: list[str], job: dict, args):
 
 
 def _key(path) -> str:
-    return os.path.abspath(path)
+    """A file's key in --since's answer: its real path (changed_lines resolves links; a user's path may
+    go through one)."""
+    return os.path.realpath(path)
 
 
 def _changed_lines(rev: str, files) -> dict[str, set[int] | None]:
@@ -249,7 +253,7 @@ def _repair(checked: CheckedFile, args, tally: _Tally) -> None:
         problem = write_fixed(Path(checked.path), checked.text.encode("utf-8"), fixed)
         if problem:
             cli.error(COMMAND, problem)
-            tally.skipped += 1
+            tally.errors += 1
 
 
 @cli.command(COMMAND)

@@ -54,20 +54,38 @@ def read_source(path: Path, max_bytes: int | None = None) -> str:
     reading it (a device or a generated giant would take the memory)."""
     try:
         if max_bytes is not None:
-            st = os.stat(path)
-            if not stat.S_ISREG(st.st_mode):
-                raise InputError(f"{path}: not a regular file; skipped")
-            if st.st_size > max_bytes:
-                raise InputError(f"{path}: {st.st_size:,} bytes, more than --max-bytes {max_bytes:,}; skipped")
+            problem = unfit_source(path, os.stat(path), max_bytes)
+            if problem:
+                raise InputError(problem)
         data = Path(path).read_bytes()
     except OSError as e:
         raise InputError(f"{path}: cannot read ({e.strerror})") from None
     return decode(data, str(path))
 
 
+def unfit_source(name: str | Path, st: os.stat_result, max_bytes: int) -> str | None:
+    """Why the file `name` whose status is `st` is not read as a source file (one line), or None: not a
+    regular file (a fifo or a device would block or never end), or larger than `max_bytes`."""
+    if not stat.S_ISREG(st.st_mode):
+        return f"{name}: not a regular file; skipped"
+    if st.st_size > max_bytes:
+        return f"{name}: {st.st_size:,} bytes, more than --max-bytes {max_bytes:,}; skipped"
+    return None
+
+
 def normalize_path(path: str | Path) -> str:
     """The key of a task: its absolute path (links not resolved), so relative and absolute spellings agree."""
     return os.path.abspath(path)
+
+
+def user_path(path: str | Path, cwd: str | Path | None = None) -> str:
+    """A path as the user would type it in messages: relative to the working folder when under it, else as
+    given (links not resolved)."""
+    cwd = os.path.abspath(cwd if cwd is not None else os.getcwd())
+    absolute = os.path.abspath(os.path.join(cwd, path))
+    if absolute == cwd or absolute.startswith(cwd.rstrip(os.sep) + os.sep):
+        return os.path.relpath(absolute, cwd)
+    return absolute if os.path.isabs(path) else os.path.normpath(path)
 
 
 def task_number(path: str | Path) -> int | None:

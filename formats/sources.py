@@ -9,9 +9,10 @@
 from __future__ import annotations
 
 import fnmatch
+import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from . import codrep2018, codrep2019
 from .files import InputError, normalize_path, sort_key
@@ -157,11 +158,39 @@ def _excluded(name: str, patterns) -> bool:
     return any(fnmatch.fnmatch(name, p) or p in name for p in patterns)
 
 
+# Folders a walk skips besides hidden ones: build output, whose sources are generated or copies.
+BUILD_FOLDERS = frozenset({"target", "build", "out"})
+
+
+def walk_files(folder: str | Path, suffixes: tuple[str, ...] = (".java",),
+               on_error: Callable[[OSError], None] | None = None) -> Iterator[Path]:
+    """The files under `folder` ending in one of `suffixes` (recursively, in no particular order): hidden
+    files and folders and build output (BUILD_FOLDERS) skipped, linked folders followed, each real folder
+    walked once (a link loop ends). A folder that cannot be listed is skipped (`on_error` is told why)."""
+    seen: set[tuple[int, int]] = set()
+    for top, dirs, files in os.walk(folder, onerror=on_error, followlinks=True):
+        try:
+            st = os.stat(top)
+        except OSError as e:   # gone since it was listed
+            if on_error is not None:
+                on_error(e)
+            dirs.clear()
+            continue
+        if (st.st_dev, st.st_ino) in seen:   # reached again through a link
+            dirs.clear()
+            continue
+        seen.add((st.st_dev, st.st_ino))
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in BUILD_FOLDERS]
+        for name in files:
+            if name.endswith(suffixes) and not name.startswith("."):
+                yield Path(top, name)
+
+
 def files_to_rank(path: Path) -> list[Path]:
     """The files a PATH names for ranking, absolute, in task order: a task folder's task files, else a
-    folder's *.java files (recursively), or the file itself."""
+    folder's *.java files (`walk_files`), or the file itself."""
     if path.is_dir():
-        files = codrep2019.task_files(path) or list(path.rglob("*.java"))
+        files = codrep2019.task_files(path) or list(walk_files(path))
         return sorted((Path(normalize_path(p)) for p in files), key=sort_key)
     if path.exists():
         return [Path(normalize_path(path))]

@@ -100,3 +100,43 @@ def run_evaluate(argv, stdin_text, monkeypatch, capsys):
     status = cli.main(argv)
     captured = capsys.readouterr()
     return status, captured.out, captured.err
+
+
+def git_repo(path: Path):
+    """A real git repository at `path` (created), with a committer set; returns `git(*args) -> stdout`, run
+    in it (failures raise)."""
+    import subprocess
+    path.mkdir(parents=True, exist_ok=True)
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=path, check=True, capture_output=True, text=True).stdout
+
+    git("init", "-q", "-b", "main")
+    git("config", "user.name", "Test")
+    git("config", "user.email", "test@example.com")
+    git("config", "commit.gpgsign", "false")
+    return git
+
+
+def unprivileged(function: str, *args):
+    """`module:function(*args)` (a module of the checkout or of tests/, with a result `repr` writes as a
+    literal) called where file permissions hold: as root, in a child process without the capabilities that
+    override them (setpriv drops CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH); else here."""
+    import ast
+    import importlib
+    import os
+    import shutil
+    import subprocess
+    module, name = function.split(":")
+    if os.geteuid() != 0:
+        return getattr(importlib.import_module(module), name)(*args)
+    if shutil.which("setpriv") is None:
+        pytest.skip("setpriv is not installed: as root, permissions cannot be tested")
+    caps = "-dac_override,-dac_read_search"
+    code = f"import sys; sys.path[:0] = ['.', 'tests']; import {module} as m; print(repr(m.{name}(*{args!r})))"
+    done = subprocess.run(["setpriv", f"--bounding-set={caps}", f"--inh-caps={caps}", sys.executable, "-c", code],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    if done.returncode != 0 and "setpriv:" in done.stderr:
+        pytest.skip(f"cannot drop capabilities here: {done.stderr.strip()}")
+    assert done.returncode == 0, done.stderr
+    return ast.literal_eval(done.stdout)

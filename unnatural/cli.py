@@ -27,6 +27,7 @@ import os
 import re
 import shutil
 import signal
+import stat
 import sys
 import tempfile
 import threading
@@ -294,15 +295,22 @@ def add_max_bytes(p: argparse.ArgumentParser) -> None:
 
 
 @contextlib.contextmanager
-def atomic_output(path: str | Path, mode: str = "w", **kwargs) -> Iterator:
-    """Open `path` for writing as a temporary file beside it, renamed to `path` when the block ends without
-    an exception (Ctrl-C included): a reader never sees a half-written file, and a failure leaves the old
-    one in place."""
+def atomic_output(path: str | Path, mode: str = "w", like: os.stat_result | None = None, **kwargs) -> Iterator:
+    """Open `path` for writing as a temporary file beside it, flushed to disk and renamed to `path` when the
+    block ends without an exception (Ctrl-C included): a reader never sees a half-written file, and a failure
+    leaves the old one in place. `like`: the status of the file replaced, whose mode and owner (when this
+    process may set it) the new one keeps."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
     try:
         with os.fdopen(fd, mode, **kwargs) as f:
+            if like is not None:
+                with contextlib.suppress(PermissionError):   # another user's file: only root keeps its owner
+                    os.fchown(fd, like.st_uid, like.st_gid)
+                os.fchmod(fd, stat.S_IMODE(like.st_mode))   # after chown, which clears set-user-ID bits
             yield f
+            f.flush()
+            os.fsync(fd)
         with deferred_interrupts():
             os.replace(tmp, path)
     except BaseException:

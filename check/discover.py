@@ -1,0 +1,108 @@
+"""The files bin/check checks, from the PATHs a user names.
+
+    a file              itself, whatever its suffix
+    a folder in a git   the tracked and the untracked-but-not-ignored *.java files under it (`git ls-files`);
+    work tree           a folder git ignores entirely is walked as named
+    any other folder    its *.java files, hidden folders and build output skipped (formats.sources.walk_files)
+
+Each file once (also when named twice or reached through a link), in the one order of source files, named as
+the user would type it. What cannot be checked is one line each: a missing path or a PATH that is neither a
+file nor a folder is an error; a file that is not a regular file or is larger than the size limit is skipped
+with a warning.
+"""
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Literal
+
+from formats.files import sort_key, unfit_source, user_path
+from formats.sources import walk_files
+from unnatural.cli import MAX_BYTES
+
+from .git import GitError, git, split_z, work_tree
+
+SUFFIX = ".java"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Why a path is not checked, in one line naming it; `str()` is the line."""
+    message: str
+    severity: Literal["error", "warning"] = "error"
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def files_to_check(paths: Iterable[str | Path], max_bytes: int = MAX_BYTES,
+                   cwd: str | Path | None = None) -> tuple[list[str], list[Problem]]:
+    """The files to check under `paths` (as the user would type them, relative to `cwd`, the working folder
+    by default), and one Problem per path that is not checked."""
+    cwd = os.path.abspath(cwd if cwd is not None else os.getcwd())
+    found: list[tuple[str, bool]] = []   # (path, named explicitly)
+    problems: list[Problem] = []
+    for arg in paths:
+        arg = str(arg)
+        where = os.path.join(cwd, arg)
+        if os.path.isdir(where):
+            listed, unlisted = _folder_files(where)
+            found.extend((os.path.join(arg, name), False) for name in listed)
+            problems.extend(Problem(f"{user_path(os.path.join(arg, name), cwd)}: cannot list ({why}); skipped")
+                            for name, why in unlisted)
+        elif os.path.lexists(where):   # a file, or anything else that is named (a broken link is reported below)
+            found.append((arg, True))
+        else:
+            problems.append(Problem(f"{user_path(arg, cwd)}: no such file or folder"))
+    files: dict[tuple[int, int], str] = {}
+    named = sorted(((user_path(arg, cwd), arg, explicit) for arg, explicit in found), key=lambda f: sort_key(f[0]))
+    for name, arg, explicit in named:
+        severity = "error" if explicit else "warning"
+        try:
+            st = os.stat(os.path.join(cwd, arg))
+        except OSError as e:
+            if os.path.islink(os.path.join(cwd, arg)):
+                problems.append(Problem(f"{name}: broken link; skipped", severity))
+            elif os.path.lexists(os.path.join(cwd, arg)):
+                problems.append(Problem(f"{name}: cannot read ({e.strerror}); skipped", severity))
+            continue   # tracked by git but deleted: nothing to check
+        unfit = unfit_source(name, st, max_bytes)
+        if unfit:   # a special file named is an error; one found in a folder, or a big file, a warning
+            problems.append(Problem(unfit, severity if not stat.S_ISREG(st.st_mode) else "warning"))
+        else:
+            # the same file named twice, or linked: once, by its first name
+            files.setdefault((st.st_dev, st.st_ino), name)
+    once: dict[str, Problem] = {}
+    for p in problems:   # a file under two PATHs is reported once, as an error if it was named
+        if p.message not in once or p.severity == "error":
+            once[p.message] = p
+    return sorted(files.values(), key=sort_key), sorted(once.values(), key=lambda p: p.message)
+
+
+def _folder_files(folder: str) -> tuple[list[str], list[tuple[str, str]]]:
+    """The *.java files to check under `folder`, relative to it; and the folders that could not be listed,
+    relative to it, with why."""
+    if work_tree(folder) is not None:
+        try:
+            if not _ignored(folder):
+                out = git(["--literal-pathspecs", "ls-files", "-z", "--cached", "--others", "--exclude-standard",
+                           "--", "."], folder)
+                return [p for p in split_z(out) if p.endswith(SUFFIX)], []
+        except GitError:
+            pass   # git cannot list it (an unsafe owner, a broken index): walked like any other folder
+    unlisted: list[tuple[str, str]] = []
+    files = [os.path.relpath(p, folder) for p in walk_files(
+        folder, (SUFFIX,), lambda e: unlisted.append((os.path.relpath(e.filename, folder), e.strerror)))]
+    return files, unlisted
+
+
+def _ignored(folder: str) -> bool:
+    """Whether git ignores `folder` (a user who names an ignored folder still wants it checked)."""
+    try:
+        git(["check-ignore", "-q", "."], folder)
+    except GitError:
+        return False   # exit 1: not ignored
+    return True
+
