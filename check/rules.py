@@ -19,6 +19,7 @@ RULES = {
     "blank-lines": "the number of blank lines between two tokens",
     "line-break": "whether two tokens are on one line or on two",
     "trailing-space": "whitespace at the end of a line or on a blank line",
+    "line-ending": "line endings (LF, CRLF or CR) as the rest of the file has them",
 }
 
 # Tokens that take no space before them in Java's usual style, and tokens after which none follows.
@@ -56,6 +57,12 @@ def _head(gap: str) -> str:
     return _BREAK.split(gap, 1)[0]
 
 
+def _ending(gap: str) -> str:
+    """The name of the first line ending in `gap`."""
+    m = _BREAK.search(gap)
+    return {"\r\n": "CRLF", "\r": "CR"}.get(m.group(0), "LF") if m else "no"
+
+
 def _mixed(ws: str) -> bool:
     return "\t" in ws and " " in ws
 
@@ -63,6 +70,8 @@ def _mixed(ws: str) -> bool:
 def describe(original: str, replacement: str, before: str, after: str) -> tuple[str, str]:
     """(rule, message) of replacing gap text `original` by `replacement` between tokens `before` and
     `after` ('' at the start or end of the file)."""
+    if original != replacement and _BREAK.sub("\n", original) == _BREAK.sub("\n", replacement):
+        return "line-ending", f"{_ending(original)} line ending where the file uses {_ending(replacement)}"
     nb_o, nb_r = line_breaks(original), line_breaks(replacement)
     prev, nxt = show_token(before) if before else "the start of the file", show_token(after) if after else "the end of the file"
     if nb_o and nb_o == nb_r:

@@ -28,6 +28,8 @@ from check.rules import RULES, amount, describe, line_breaks
     (" \n", "\n", ";", "x", "trailing-space", "trailing whitespace after ';'"),
     ("\r\n  \r\n", "\r\n\r\n", ";", "x", "trailing-space", "whitespace on a blank line before 'x'"),
     ("", "\n", "}", "", "line-break", "expected a line break before the end of the file"),
+    ("\r\n    ", "\n    ", ";", "x", "line-ending", "CRLF line ending where the file uses LF"),
+    ("\n\n", "\r\n\r\n", ";", "x", "line-ending", "LF line ending where the file uses CRLF"),
 ])
 def test_a_repair_is_told_as_a_rule_and_a_message(original, replacement, before, after, rule, message):
     assert describe(original, replacement, before, after) == (rule, message)
