@@ -121,7 +121,8 @@ def main_run(args) -> int:
     files, problems = files_to_check(args.paths, args.max_bytes)
     for problem in problems:
         (cli.error if problem.severity == "error" else cli.warning)(COMMAND, problem)
-    changed = _changed_lines(args.since, files) if args.since else None
+    # the PATHs, not the files: the revision is checked even when no file is left, and git gets a short list
+    changed = _changed_lines(args.since, args.paths) if args.since else None
     run, lm, job = _set_up(args, files)
     report = None if args.diff else reporter(args.format, sys.stdout, options_for(sys.stdout, args.color,
                                                                                   quiet=args.quiet))
@@ -234,11 +235,12 @@ def _key(path) -> str:
     return os.path.realpath(path)
 
 
-def _changed_lines(rev: str, files) -> dict[str, set[int] | None]:
-    """--since: absolute path -> the lines changed since `rev` (None: all of it); files not changed are absent."""
+def _changed_lines(rev: str, paths) -> dict[str, set[int] | None]:
+    """--since: real path -> the lines changed since `rev` (None: all of it) of the files under `paths`;
+    files not changed are absent."""
     from .since import SinceError, changed_lines
     try:
-        return {_key(p): lines for p, lines in changed_lines([Path(f) for f in files], rev).items()}
+        return {_key(p): lines for p, lines in changed_lines(paths, rev).items()}
     except SinceError as e:
         raise cli.CommandError(e) from None
 
