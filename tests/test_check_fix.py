@@ -400,3 +400,43 @@ def test_write_fixed_on_a_read_only_file_system_reports_and_leaves_the_file(tmp_
         message = write_fixed(target, OLD.encode(), NEW)
         assert message is not None and message.startswith(f"{target}: not fixed: ")
         assert target.read_text() == OLD and [p.name for p in disk.iterdir()] == ["A.java"]
+
+
+# --- bin/check --diff and --fix -------------------------------------------------------------------------------
+
+def test_bin_check_diff_applies_and_fix_writes_the_same_and_reports_what_it_cannot(tmp_path, tiny_model):
+    """bin/check itself with a real model trained on the clean files: its --diff applies with git apply and
+    gives the clean file back, --fix writes the same, an immutable file is reported (exit 2) and left."""
+    from conftest import ROOT
+    repo = tmp_path / "repo"
+    git = git_repo(repo)
+    clean, other = TINY_JAVA["A.java"], TINY_JAVA["C.java"]
+    broken = clean.replace("x = a + b;", "x = a + b ;")
+    (repo / "A.java").write_text(broken)
+    (repo / "C.java").write_text(other)
+    (repo / "Big.java").write_text("// " + "x" * 2000 + "\n")
+    git("add", "-A")
+    git("commit", "-qm", "broken")
+
+    def check(*options):
+        return subprocess.run([str(ROOT / "bin" / "check"), "--model", str(tiny_model), "--min-score", "2",
+                               "--max-bytes", "1k", "--workers", "1", *options, "."],
+                              cwd=repo, capture_output=True, text=True, timeout=300)
+
+    r = check("--diff")
+    assert r.returncode == 1, r.stderr   # findings; the big file is only a warning
+    assert "check: warning: Big.java: 2,004 bytes, more than --max-bytes 1,000; skipped" in r.stderr.splitlines()
+    assert r.stdout.startswith("--- a/A.java\n+++ b/A.java\n@@ ")
+    subprocess.run(["git", "apply", "-"], cwd=repo, input=r.stdout, text=True, check=True)
+    assert (repo / "A.java").read_text() == clean and (repo / "C.java").read_text() == other
+    git("checkout", "A.java")
+
+    r = check("--fix", "--quiet")
+    assert r.returncode == 1, r.stderr
+    assert (repo / "A.java").read_text() == clean and (repo / "C.java").read_text() == other
+    git("checkout", "A.java")
+
+    with immutable(repo / "A.java"):
+        r = check("--fix", "--quiet")
+        assert r.returncode == 2 and "check: error: A.java: not fixed: the file is read-only" in r.stderr
+        assert (repo / "A.java").read_text() == broken

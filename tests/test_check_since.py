@@ -173,3 +173,37 @@ deleted file mode 100644
 def test_parse_diff():
     assert parse_diff(DIFF) == {"src/A.java": {1, 2, 3, 6, 7}, 'q"uote \u00c9.java': None}
     assert parse_diff(b"") == {}
+
+
+def test_bin_check_since_reports_only_what_changed(tmp_path, tiny_model):
+    """bin/check --since with a real model: the findings of a committed file go, an untracked file's stay; an
+    unknown revision or a folder outside git is one error line and exit 2."""
+    import json
+    import subprocess
+
+    from conftest import ROOT, TINY_JAVA
+    repo = tmp_path / "repo"
+    git = git_repo(repo)
+    broken = TINY_JAVA["A.java"].replace("x = a + b;", "x = a + b ;")
+    (repo / "A.java").write_text(broken)
+    git("add", "-A")
+    git("commit", "-qm", "old code")
+    (repo / "B.java").write_text(broken.replace("class A", "class B"))
+
+    def check(*options, path="."):
+        return subprocess.run([str(ROOT / "bin" / "check"), "--model", str(tiny_model), "--min-score", "2",
+                               "--format", "json", "--quiet", *options, path], cwd=repo, capture_output=True,
+                              text=True, timeout=300)
+
+    everything = [json.loads(line) for line in check().stdout.splitlines()]
+    assert {f["path"] for f in everything} == {"A.java", "B.java"}
+    r = check("--since", "HEAD")
+    assert r.returncode == 1, r.stderr
+    assert [json.loads(line) for line in r.stdout.splitlines()] == [f for f in everything if f["path"] == "B.java"]
+    r = check("--since", "no-such-rev")
+    assert (r.returncode, r.stderr) == (
+        2, f"check: error: --since: unknown revision 'no-such-rev' in {repo.resolve()}\n")
+    (tmp_path / "plain").mkdir()
+    r = check("--since", "HEAD", path=str(tmp_path / "plain"))
+    assert (r.returncode, r.stderr) == (
+        2, f"check: error: --since: {tmp_path / 'plain'} is not inside a git work tree\n")
