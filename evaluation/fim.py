@@ -75,7 +75,10 @@ def parse_records(text: str, source: str) -> list[FimExample]:
     {middle, fill, original_code, generated_code, correct}; middle and generated (or fill) are required."""
     examples = []
     for index, record in enumerate(json_objects(text, source, "record")):
-        hypothesis = "generated" if "generated" in record or "fill" not in record else "fill"
+        if "generated" not in record and "fill" not in record:
+            raise InputError(f"{source}: record {index} has no 'fill' (nor 'generated'): a task file? "
+                             "bin/fim makes the predictions")
+        hypothesis = "generated" if "generated" in record else "fill"
         for key in ("middle", hypothesis):
             if not isinstance(record.get(key), str):
                 raise InputError(f"{source}: record {index} has no string {key!r}")

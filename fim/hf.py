@@ -1,9 +1,10 @@
 """Fill-in-the-middle with a local Hugging Face causal LM that has FIM tokens (as tiny_starcoder does).
 
 The prompt is the study's, `<fim_prefix>{prefix}<fim_suffix>{suffix}<fim_middle>`; generation is greedy;
-what comes out goes through the study's post-processing (`fim.records.first_code_line`). Nothing is
-downloaded: the model and its tokenizer are read from the folder only (HF_HUB_OFFLINE). transformers and
-torch are an optional extra (`pip install -e '.[fim]'`; `make setup` installs it).
+what comes out goes through the study's post-processing (`fim.records.first_code_line`; the FIM tokens
+are removed with the end-of-text ones). Nothing is downloaded: the model and its tokenizer are read from the
+folder only (HF_HUB_OFFLINE). transformers and torch are an optional extra (`pip install -e '.[fim]'`;
+`make setup` installs it).
 """
 from __future__ import annotations
 
@@ -53,7 +54,9 @@ class HfPredictor:
         self.max_new_tokens = max_new_tokens
         config = self.model.config
         self.context = getattr(config, "max_position_embeddings", None) or getattr(config, "n_positions", 2048)
-        self.end_tokens = tuple(t for t in (*END_OF_TEXT, self.tokenizer.eos_token) if t)
+        # removed from what is generated: end-of-text, and the FIM tokens, which are never code (a small or
+        # undertrained model emits them)
+        self.end_tokens = tuple(t for t in (*END_OF_TEXT, self.tokenizer.eos_token, *FIM_TOKENS) if t)
         self.name = getattr(config, "_name_or_path", "") or folder.name
 
     def prompt_ids(self, task: FimTask) -> list[int]:

@@ -79,13 +79,15 @@ def test_tiny_fim_model_end_to_end(tmp_path, tasks_file, monkeypatch):
     assert predictor.tokenizer.decode(ids) == "<fim_prefix>" + task.prefix + "<fim_suffix>" + task.suffix + "<fim_middle>"
     raw = predictor.generate(task)
     assert predictor.generate(task) == raw          # greedy: the same every time
+    assert any(token in raw for token in FIM)     # the random model emits FIM tokens: the fills must not
     code, out, err = run_fim(["--hf-model", str(folder), "--max-new-tokens", "12", "--quiet", str(tasks_file[0])])
     assert code == 0, err
     records = json.loads(out)
     assert [r["middle"] for r in records] == [t["middle"] for t in tasks_file[1]]
-    assert records[0]["fill"] == first_code_line(raw, "java", (EOT,))
+    assert records[0]["fill"] == first_code_line(raw, "java", (EOT, *FIM))
     for r, t in zip(records, tasks_file[1]):
-        assert "\n" not in r["fill"] and EOT not in r["fill"] and r["correct"] == ""
+        assert "\n" not in r["fill"] and r["correct"] == ""
+        assert not any(token in r["fill"] for token in (EOT, *FIM))
         assert r["generated_code"] == t["prefix"] + r["fill"] + t["suffix"]
     assert "fim|hf-model:" in err and "greedy" in err
 
