@@ -13,6 +13,7 @@ Exit status: 0 done; 2 bad usage or input (one line on stderr); 130 interrupted.
 from __future__ import annotations
 
 import sys
+import textwrap
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -84,8 +85,9 @@ def fit(tasks: list[Candidates], l2: float) -> np.ndarray:
 
 def weights_literal(w: np.ndarray) -> str:
     """The weights as fim.ngram.DEFAULT_WEIGHTS is written (3 significant digits, zeros left out)."""
-    pairs = [f'("{f}", {float(f"{v:.3g}")!r})' for f, v in zip(FEATURES, w[1:]) if abs(v) >= 1e-3]
-    return "DEFAULT_WEIGHTS = (\n    " + ", ".join(pairs) + ",\n)"
+    pairs = [f'("{f}", {float(f"{v:.3g}")!r}),' for f, v in zip(FEATURES, w[1:]) if abs(v) >= 1e-3]
+    return "DEFAULT_WEIGHTS = (\n" + textwrap.fill(" ".join(pairs), 110, initial_indent="    ",
+                                                 subsequent_indent="    ", break_on_hyphens=False) + "\n)"
 
 
 def _candidates(i: int) -> Candidates:
@@ -119,13 +121,15 @@ def main(argv=None) -> int:
     p = cli.parser(PROG, " ".join(__doc__.strip().split()))
     p.add_argument("train", nargs="+", type=Path, metavar="TASKS.json", help="task files with their middles "
                    "(bin/make-fim-tasks), each its own project")
-    p.add_argument("--valid", nargs="+", type=Path, default=[], metavar="TASKS.json",
-                   help="task files the L2 penalty is chosen on (default: the training tasks)")
+    p.add_argument("--valid", action="append", type=Path, default=[], metavar="TASKS.json",
+                   help="a task file the L2 penalty is chosen on; repeatable (default: the training tasks)")
     p.add_argument("--l2", default=",".join(f"{x:g}" for x in L2S),
                    help="comma-separated L2 penalties to try (default %(default)s)")
     cli.add_model(p, None, "the model (default: the tasks' language's default FIM model)")
     p.add_argument("--language", choices=("java", "python"), default="java",
                    help="the default model's language when no --model is given (default java)")
+    p.add_argument("--beam", type=int, default=PredictConfig.beam,
+                   help=f"beam width of the line generator, as bin/fim's (default {PredictConfig.beam})")
     cli.add_workers(p, "candidate processes", default=2)
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     args = p.parse_args(argv)
@@ -134,7 +138,7 @@ def main(argv=None) -> int:
         l2s = [float(x) for x in args.l2.split(",")]
         path = args.model or ensure_default(default_model(args.language), PROG, progress, args.workers)
         model = FimModel(path, PROG, progress)
-        cfg = replace(PredictConfig(), weights=())
+        cfg = replace(PredictConfig(), weights=(), beam=args.beam)
         train = read_all(args.train, model, cfg, args.workers, progress, "train")
         valid = read_all(args.valid, model, cfg, args.workers, progress, "valid") if args.valid else train
     except ValueError as e:     # InputError (TaskError, ModelError) and a bad --l2
