@@ -13,7 +13,6 @@ Exit status: 0 done; 2 bad usage or input (one line on stderr); 130 interrupted.
 from __future__ import annotations
 
 import sys
-import textwrap
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -86,8 +85,12 @@ def fit(tasks: list[Candidates], l2: float) -> np.ndarray:
 def weights_literal(w: np.ndarray) -> str:
     """The weights as fim.ngram.DEFAULT_WEIGHTS is written (3 significant digits, zeros left out)."""
     pairs = [f'("{f}", {float(f"{v:.3g}")!r}),' for f, v in zip(FEATURES, w[1:]) if abs(v) >= 1e-3]
-    return "DEFAULT_WEIGHTS = (\n" + textwrap.fill(" ".join(pairs), 110, initial_indent="    ",
-                                                 subsequent_indent="    ", break_on_hyphens=False) + "\n)"
+    lines = [""]
+    for pair in pairs:       # a line breaks between pairs only
+        if lines[-1] and len(lines[-1]) + 1 + len(pair) > 106:
+            lines.append("")
+        lines[-1] += (" " if lines[-1] else "") + pair
+    return "DEFAULT_WEIGHTS = (\n" + "\n".join("    " + x for x in lines) + "\n)"
 
 
 def _candidates(i: int) -> Candidates:

@@ -7,6 +7,7 @@ from contextlib import redirect_stderr, redirect_stdout
 import numpy as np
 import pytest
 
+from conftest import ROOT
 from fim import fit
 from fim.ngram import FEATURES
 from test_fim_predict import JAVA_FILE, build_model, write_tasks
@@ -55,6 +56,21 @@ def test_tasks_without_their_line_among_the_candidates_count_as_misses():
     assert fit.exact_match(train + [missed], w) == pytest.approx(10 / 11)
     with pytest.raises(fit.InputError, match="nothing to fit"):
         fit.fit([missed], 1.0)
+
+
+def test_the_literal_of_the_default_weights_is_how_fim_ngram_writes_them():
+    from fim.ngram import DEFAULT_WEIGHTS
+    weights = dict(DEFAULT_WEIGHTS)
+    literal = fit.weights_literal(np.r_[1.0, [weights.get(f, 0.0) for f in FEATURES]])
+    source = (ROOT / "fim" / "ngram.py").read_text()
+    assert literal in source
+
+
+@pytest.mark.parametrize("value", [136.0, -0.472, 1e-3])
+def test_no_pair_is_cut_across_lines(value):
+    literal = fit.weights_literal(np.r_[1.0, np.full(len(FEATURES), value)])
+    body = literal.splitlines()[1:-1]
+    assert all(len(x) <= 110 and x.startswith('    ("') and x.endswith("),") for x in body)
 
 
 def test_the_literal_is_what_default_weights_looks_like():
