@@ -53,6 +53,8 @@ def parser():
                    help="with --hf-model: tokens generated (default 64)")
     cli.add_workers(p, "prediction processes (the n-gram predictor)")
     cli.add_output(p, "write the records here, atomically (default: standard output)")
+    p.add_argument("--force", action="store_true", help="overwrite the --output file if it exists (it may hold "
+                   "a person's annotations)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 
@@ -101,6 +103,8 @@ def main(argv=None) -> int:
     try:
         if args.model is not None and args.hf_model is not None:
             raise InputError("give --model or --hf-model, not both")
+        if args.output is not None and args.output.exists() and not args.force:
+            raise InputError(f"{args.output}: exists (use --force to overwrite it)")
         if args.tasks == "-":
             text, source = sys.stdin.read(), "<stdin>"
         else:

@@ -54,6 +54,10 @@ PACKAGE = re.compile(r"^\s*package\s+([\w.]+)", re.M)
 TYPE = re.compile(r"\b(?:class|interface|enum|record)\s+(\w+)")
 
 
+NO_USABLE_LINE = ("no usable line (no .java or .py file with a line that is not a comment, a print or logging "
+                  "call, or shorter than {} characters)")
+
+
 def version_key(name: str, text: str) -> tuple[str, str]:
     """What the versions of one Java file share: its package and first type name (else its path)."""
     package, type_ = PACKAGE.search(text), TYPE.search(text)
@@ -61,16 +65,19 @@ def version_key(name: str, text: str) -> tuple[str, str]:
 
 
 def collect(sources: list[str], rules: SkipRules, include=(), exclude=(), one_version: bool = False) -> tuple[list, int]:
-    """([(path, text, eligible lines)], files skipped); a SOURCE without a usable line is a TaskError."""
+    """([(path, text, eligible lines)], files skipped); a SOURCE without a usable line is a TaskError (but
+    one whose every file was skipped with a warning, as a non-UTF-8 file is, when others have usable lines)."""
     files, skipped, seen, versions = [], 0, set(), set()
     for src in sources:
-        usable = 0
+        usable = entries = warned = 0     # warned: files skipped with a warning
         for raw in iter_raw(src, tuple(exclude), suffixes=SUFFIXES):
             if include and not any(pat in raw.name for pat in include):
                 continue
+            entries += 1
             if raw.error:
                 cli.warning(PROG, f"{raw.name}: {raw.error}; skipped")
                 skipped += 1
+                warned += 1
                 continue
             if raw.data in seen:
                 continue
@@ -81,6 +88,7 @@ def collect(sources: list[str], rules: SkipRules, include=(), exclude=(), one_ve
             except InputError as e:
                 cli.warning(PROG, e)
                 skipped += 1
+                warned += 1
                 continue
             if one_version:
                 key = version_key(raw.name, text)
@@ -91,9 +99,10 @@ def collect(sources: list[str], rules: SkipRules, include=(), exclude=(), one_ve
             if lines:
                 files.append((raw.name, text, lines))
                 usable += len(lines)
-        if not usable:
-            raise TaskError(f"{src}: no usable line (no .java or .py file with a line that is not a comment, "
-                            f"a print or logging call, or shorter than {rules.min_chars} characters)")
+        if not usable and not (entries and warned == entries):
+            raise TaskError(f"{src}: {NO_USABLE_LINE.format(rules.min_chars)}")
+    if not files:
+        raise TaskError(f"{', '.join(sources)}: {NO_USABLE_LINE.format(rules.min_chars)}")
     return files, skipped
 
 

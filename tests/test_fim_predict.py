@@ -101,6 +101,7 @@ def test_python_tasks_with_a_python_model(tmp_path, python_model):
     ("no-suffix", "task 0 has no string 'suffix'"),
     ("no-model", "absent.bin: no such model"),
     ("hf-missing", "absent-dir: no such model folder"),
+    ("output-exists", "kept.json: exists (use --force to overwrite it)"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, text_model, tiny_model, case, message):
     tasks, _ = write_tasks(tmp_path, "k.py", PY_FILE, [8])
@@ -118,9 +119,17 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, text_model, tiny_model, case
     argv = ["--model", str(model), "--quiet", str(tasks)]
     if case == "hf-missing":
         argv = ["--hf-model", str(tmp_path / "absent-dir"), "--quiet", str(tasks)]
+    if case == "output-exists":
+        tasks, _ = write_tasks(tmp_path, "D.java", JAVA_FILE, [9])
+        argv = ["--model", str(model), "--quiet", str(tasks)]
+        (tmp_path / "kept.json").write_text("annotated")
+        extra = ["--output", str(tmp_path / "kept.json")]
     code, out, err = run_fim(argv + extra)
     assert code == 2 and out == ""
     assert err.startswith("fim: error: ") and message in err and err.count("\n") == 1, err
+    if case == "output-exists":
+        assert (tmp_path / "kept.json").read_text() == "annotated"
+        assert run_fim(argv + extra + ["--force"])[0] == 0 and json.loads((tmp_path / "kept.json").read_text())
 
 
 JAVA_LINES = ["class A {", "    int x = 1;", "    /** doc", "     * more */", "    void f() {", "\tg(\"s\");",

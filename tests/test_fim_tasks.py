@@ -105,9 +105,24 @@ def test_same_seed_same_tasks(tmp_path):
     assert runs[0] == runs[1] and runs[0] != runs[2] and len(runs[0]) == 4
 
 
+def test_a_source_whose_files_are_all_skipped_is_warned_about_not_fatal(tmp_path, capsys):
+    (tmp_path / "A.java").write_text(JAVA)
+    (tmp_path / "bad.java").write_bytes(b"class B {\n    int \xff = 1;\n}\n")
+    out = tmp_path / "t.json"
+    assert tasks_cli.main([str(tmp_path / "bad.java"), str(tmp_path / "A.java"), "--output", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "bad.java: not UTF-8" in err and "error" not in err and json.loads(out.read_text())
+    # alone, it leaves no usable line: the warning, then the error
+    assert tasks_cli.main([str(tmp_path / "bad.java"), "--output", str(tmp_path / "u.json")]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and "not UTF-8" in err[0] and err[1].startswith("make-fim-tasks: error: ")
+    assert "bad.java: no usable line" in err[1] and not (tmp_path / "u.json").exists()
+
+
 @pytest.mark.parametrize("setup, argv, message", [
     (lambda d: (d / "c.java").write_text("// only a comment\n}\n"), ["{d}/c.java", "--output", "{d}/o.json"],
      "c.java: no usable line"),
+    (lambda d: (d / "empty").mkdir(), ["{d}/empty", "{d}/A.java", "--output", "{d}/o.json"], "empty: no usable line"),
     (lambda d: (d / "o.json").write_text("keep"), ["{d}/A.java", "--output", "{d}/o.json"], "o.json: exists"),
     (lambda d: None, ["{d}/absent", "--output", "{d}/o.json"], "absent: no such file or folder"),
     (lambda d: None, ["{d}/A.java", "--output", "{d}/o.json", "--count", "0"], "--count must be at least 1"),
