@@ -9,10 +9,8 @@ skipped (not UTF-8); 2 bad usage or no task could be made (nothing is written); 
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
-import tempfile
 from pathlib import Path
 
 from formats.files import InputError, decode
@@ -107,17 +105,11 @@ def collect(sources: list[str], rules: SkipRules, include=(), exclude=(), one_ve
 
 
 def write_json_atomically(path: Path, records) -> None:
-    """Write a JSON file through a temporary file beside it, so an interrupted run leaves no half file."""
+    """Write a JSON file atomically (unnatural.cli.atomic_output), so an interrupted run leaves no half file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(records, fh, ensure_ascii=False, indent=1)
-            fh.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    with cli.atomic_output(path, encoding="utf-8") as fh:
+        json.dump(records, fh, ensure_ascii=False, indent=1)
+        fh.write("\n")
 
 
 @cli.command(PROG)
