@@ -13,7 +13,7 @@ Exit status: 0 done; 2 bad usage or input (one line on stderr); 130 interrupted.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -138,13 +138,16 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     progress = not args.quiet
     try:
-        l2s = [float(x) for x in args.l2.split(",")]
+        try:
+            l2s = [float(x) for x in args.l2.split(",")]
+        except ValueError:
+            raise InputError(f"--l2 {args.l2}: not comma-separated numbers") from None
         path = args.model or ensure_default(default_model(args.language), PROG, progress, args.workers)
         model = FimModel(path, PROG, progress)
-        cfg = replace(PredictConfig(), weights=(), beam=args.beam)
+        cfg = PredictConfig(beam=args.beam)     # as bin/fim's (the weights only choose where the beam starts)
         train = read_all(args.train, model, cfg, args.workers, progress, "train")
         valid = read_all(args.valid, model, cfg, args.workers, progress, "valid") if args.valid else train
-    except ValueError as e:     # InputError (TaskError, ModelError) and a bad --l2
+    except InputError as e:     # TaskError and ModelError too
         raise cli.CommandError(e) from None
     except OSError as e:
         raise cli.CommandError(f"{e.filename}: {e.strerror}") from None

@@ -97,10 +97,12 @@ def test_fim_fit_end_to_end(tmp_path, tiny_corpus, lmplz_available):
     assert all(name in FEATURES for name, _ in namespace["DEFAULT_WEIGHTS"])
 
 
-def test_fim_fit_bad_input(tmp_path):
+@pytest.mark.parametrize("extra, message", [([], "none.bin: no such model"), (["--l2", "1,x"], "--l2 1,x: not")])
+def test_fim_fit_bad_input(tmp_path, extra, message):
     tasks = tmp_path / "t.json"
     tasks.write_text(json.dumps([{"prefix": "a\n", "suffix": "\nb"}]))
     err = io.StringIO()
     with redirect_stderr(err):
-        code = fit.main(["--model", str(tmp_path / "none.bin"), "--quiet", str(tasks)])
+        code = fit.main(["--model", str(tmp_path / "none.bin"), "--quiet", *extra, str(tasks)])
     assert code == 2 and err.getvalue().startswith("fim-fit: error: ") and err.getvalue().count("\n") == 1
+    assert message in err.getvalue()
