@@ -180,7 +180,7 @@ SPEED_SOURCE = ROOT / "corpora" / "jdk17-src.zip"
 
 
 def speed(count: int, workers: int) -> list[str]:
-    """bin/check (its learning pass included) against bin/rank on the first `count` Java files of the JDK's
+    """bin/check (with its default settings: a learning pass when it learns) against bin/rank on the first `count` Java files of the JDK's
     sources, laid out as a repository: seconds and cost per character of each, and their ratio."""
     import time
     import zipfile
