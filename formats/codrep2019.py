@@ -33,13 +33,38 @@ TASK_NAME = re.compile(r"^(\d+)\.txt$")
 _WS = re.compile(rb"\s+")
 
 
-def is_task_folder(path: Path) -> bool:
-    return (path / ANSWERS_FILE).is_file() and (path / "0.txt").is_file()
+def task_folder_problem(path: str | Path) -> str | None:
+    """Why folder `path` is not a CodRep 2019 task folder, or None when it is one. The one rule, for every
+    command: a task folder has its full shape, `N.txt` files and `out.txt` with an integer answer on line
+    N+1 for each of them (a folder that merely holds some *.txt, such as a repository's NOTES.txt, is not
+    one)."""
+    try:
+        numbers = [int(m.group(1)) for m in map(TASK_NAME.match, os.listdir(path)) if m]
+    except OSError:
+        return "not a readable folder"
+    if not numbers:
+        return "no N.txt task files"
+    out = Path(path) / ANSWERS_FILE
+    if not out.is_file():
+        return f"no {ANSWERS_FILE} beside its N.txt files"
+    try:
+        with open(out, "rb") as f:
+            lines = f.read(64 * (max(numbers) + 2) + 2**16).splitlines()
+    except OSError as e:
+        return f"{ANSWERS_FILE} cannot be read ({e.strerror})"
+    for n in sorted(numbers):
+        if n >= len(lines) or not lines[n].strip().lstrip(b"-").isdigit():
+            return f"{ANSWERS_FILE} has no answer on line {n + 1} for {n}.txt"
+    return None
+
+
+def is_task_folder(path: str | Path) -> bool:
+    return task_folder_problem(path) is None
 
 
 def task_files(folder: Path) -> list[Path]:
-    """Every task file of a folder (its *.txt but out.txt), in task order."""
-    return sorted((p for p in Path(folder).glob("*.txt") if p.name != ANSWERS_FILE), key=sort_key)
+    """Every task file `N.txt` of a folder, in task order."""
+    return sorted((p for p in Path(folder).glob("*.txt") if TASK_NAME.match(p.name)), key=sort_key)
 
 
 # ------------------------------------------------------------------------------------------- answers

@@ -49,6 +49,7 @@ class BuildConfig:
     cluster: str | None = None        # a Dask scheduler address or local:N (lm.cluster), else forked workers
     work_dir: str | None = None       # with cluster: where the token shards go (default: beside the model)
     allow_missing: bool = False       # with cluster: train without the files of shards that failed twice
+    max_bytes: int | None = None      # files larger than this are skipped (with a warning)
 
     def __post_init__(self):
         check_order(self.order)
@@ -147,10 +148,12 @@ def build(cfg: BuildConfig, progress: bool = True) -> dict:
             if cfg.cluster:
                 from .cluster import write_corpus_on_cluster   # Dask is imported only with --cluster
                 stats, missing = write_corpus_on_cluster(cfg.sources, cfg.exclude, cfg.scheme, lmplz_in, cfg.cluster,
-                                                         cfg.work_dir or str(tmp), cfg.allow_missing, progress)
+                                                         cfg.work_dir or str(tmp), cfg.allow_missing, progress,
+                                                         max_bytes=cfg.max_bytes)
             else:
                 suffixes = get_language(get_scheme(cfg.scheme).language).suffixes   # .java, or .py for `python`
-                files = chain.from_iterable(iter_raw(s, cfg.exclude, suffixes=suffixes) for s in cfg.sources)
+                files = chain.from_iterable(iter_raw(s, cfg.exclude, suffixes=suffixes, max_bytes=cfg.max_bytes)
+                                            for s in cfg.sources)
                 stats = write_corpus(files, cfg.scheme, lmplz_in, cfg.workers, progress, sources=cfg.sources)
             if stats.files == 0:
                 raise EmptyCorpus("empty corpus: no source file could be read from " + ", ".join(cfg.sources))

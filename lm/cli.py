@@ -47,6 +47,7 @@ def parser() -> cli.ArgumentParser:
                    help=f"lmplz's sort memory, e.g. 500M, 2G or 80%% (default: {MEMORY_PER_BYTE} times the corpus "
                         f"text, at least {MIN_MEMORY // 2**20}M, at most {DEFAULT_MEMORY}); what does not fit is "
                         "sorted on disk")
+    cli.add_max_bytes(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 
@@ -70,7 +71,7 @@ def main(argv=None) -> int:
             parse_address(args.cluster)
         cfg = BuildConfig(tuple(sources), args.order, args.scheme, output, exclude, args.workers, args.keep_arpa,
                           memory=args.memory, cluster=args.cluster, work_dir=args.work_dir,
-                          allow_missing=args.allow_missing)
+                          allow_missing=args.allow_missing, max_bytes=args.max_bytes)
         sig = build(cfg, progress=not args.quiet)
     except (ValueError, UnknownScheme, SourceError, EmptyCorpus, KenlmError, OSError, ClusterError) as e:
         raise cli.CommandError(e) from None
@@ -79,7 +80,7 @@ def main(argv=None) -> int:
           f"{sig['skipped']} skipped, " + (f"{len(sig['missing'])} missing, " if sig.get("missing") else "")
           + f"model {sig['binary_bytes'] / 2**20:.1f} MiB", file=sys.stderr)
     print(output)
-    return cli.EXIT_OK
+    return cli.EXIT_FINDINGS if sig["skipped"] or sig.get("missing") else cli.EXIT_OK
 
 
 if __name__ == "__main__":

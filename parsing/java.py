@@ -13,13 +13,12 @@ import tree_sitter
 import tree_sitter_java
 
 from .grammar import Grammar
-from .offsets import ASCII, byte_to_char
+from .offsets import ASCII, BOM, byte_to_char
 from .tokens import TokenStream
 
 # Leaves that tree-sitter would split further but that are one token for us.
 WHOLE_KINDS = frozenset({"string_literal", "character_literal", "text_block", "line_comment", "block_comment"})
 _NON_SPACE = re.compile(r"\S+")
-BOM = "\ufeff"
 
 
 GRAMMAR = Grammar(tree_sitter_java.language, WHOLE_KINDS)

@@ -14,7 +14,7 @@ from .rank import Style
 from .habits import HabitCounts
 
 
-def folder_style(paths: list[str], scheme: Scheme, strict: bool):
+def folder_style(paths: list[str], scheme: Scheme, strict: bool, max_bytes: int | None = None):
     """A function path -> Style: the folder's gap counts, minus the file itself (it counts on its own,
     leave-one-out) or, when strict, minus every near-duplicate of it (identical without whitespace)."""
     folder = StyleCounts(wide=True)
@@ -25,7 +25,7 @@ def folder_style(paths: list[str], scheme: Scheme, strict: bool):
     groups: dict[bytes, StyleCounts] = defaultdict(lambda: StyleCounts(wide=True))
     for p in paths:
         try:
-            text = read_source(Path(p))
+            text = read_source(Path(p), max_bytes)
         except InputError:
             continue    # reported when the file itself is ranked
         stream = tokenize(text)
