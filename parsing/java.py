@@ -41,9 +41,12 @@ def leaves(data: bytes) -> tuple[list[str], list[int], list[int]]:
 
 
 def tokenize(text: str) -> TokenStream:
-    """Tokenize Java source `text` (already decoded) into a lossless TokenStream."""
+    """Tokenize Java source `text` (already decoded) into a lossless TokenStream. A CR is a line break in
+    Java as LF is (alone or in CRLF), but tree-sitter-java ends a line comment at LF only: it parses the
+    bytes with every CR written as LF (one byte for one, so every span is the same), and a comment line
+    ending in CRLF or CR leaves its line break to the gap."""
     data = text.encode("utf-8")
-    return stream_of_leaves(text, data, *leaves(data))
+    return stream_of_leaves(text, data, *leaves(data.replace(b"\r", b"\n") if b"\r" in data else data))
 
 
 def stream_of_leaves(text: str, data: bytes, kinds: list[str], starts: list[int], ends: list[int]) -> TokenStream:

@@ -73,3 +73,17 @@ def line_col(text: str, offset: int) -> tuple[int, int]:
 def line_breaks(text: str) -> int:
     """How many line breaks `text` holds (LF, CRLF and a lone CR one each)."""
     return len(LINE_BREAK.findall(text)) if "\r" in text else text.count("\n")
+
+
+def has_line_break(text: str) -> bool:
+    return "\n" in text or "\r" in text
+
+
+def last_line(text: str) -> str:
+    """What follows the last line break of `text` (all of it when it has none)."""
+    return text[max(text.rfind("\n"), text.rfind("\r")) + 1:]
+
+
+def as_lf(text: str) -> str:
+    """`text` with every line break (CRLF, a lone CR) written as LF."""
+    return LINE_BREAK.sub("\n", text) if "\r" in text else text

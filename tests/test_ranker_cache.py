@@ -8,7 +8,8 @@ from lm.model import LanguageModel
 from parsing.java import tokenize
 from parsing.schemes import get_scheme
 from ranker.cache import GapCache, symbol_ids
-from ranker.explain import line_col, show_gap
+from parsing.offsets import line_col
+from ranker.explain import show_gap
 from ranker.folder import folder_style
 from ranker.score import Scorer, score_stream
 
@@ -60,7 +61,10 @@ def test_show_gap(gap, shown):
 
 @pytest.mark.parametrize("text, offset, expected", [
     ("abc", 1, (1, 1)), ("abc\ndef", 5, (2, 1)), ("abc\ndef", 7, (2, 3)), ("ä\nö", 3, (2, 1)),
-    ("ab\r\ncd", 5, (2, 1)), ("ab\r\ncd", 3, (1, 3)), ("ab\rcd", 4, (2, 1)), ("a\r\rb", 4, (3, 1)),
+    # as editors count: CRLF and a lone CR are one line break each, a BOM is no column
+    ("ab\r\ncd", 5, (2, 1)), ("ab\r\ncd", 3, (1, 3)), ("ab\r\ncd", 4, (1, 4)), ("ab\rcd\re", 7, (3, 1)),
+    ("ab\rcd", 4, (2, 1)), ("a\r\rb", 4, (3, 1)), ("\ufeffab\ncd", 3, (1, 2)), ("\ufeffab\ncd", 5, (2, 1)),
+    ("\ufeffab", 1, (1, 1)),
 ])
 def test_line_col(text, offset, expected):
     assert line_col(text, offset) == expected
