@@ -6,9 +6,12 @@ ranker's features (`score`), the benchmarks (`score`, `load`) and the tests' pla
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+import os
 import re
+import sys
 from functools import cached_property
 from pathlib import Path
 
@@ -57,6 +60,26 @@ def check_model_file(path: Path) -> None:
         raise ModelError(f"{path}: not a KenLM model (neither a binary model from build_binary nor an ARPA file)")
 
 
+@contextlib.contextmanager
+def quiet_stderr():
+    """KenLM's own lines while it loads an ARPA file ('Loading the LM will be faster...', a progress bar)
+    go nowhere: a command's stderr is its own lines (a failure is an exception, reported by the caller)."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError, AttributeError):
+        yield
+        return
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 2)
+        os.close(null)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def load_error(path: Path, error: Exception) -> ModelError:
     """KenLM's exception on loading `path` as one line: what it says is wrong, without where in its code."""
     text = " ".join(str(error).split()) or type(error).__name__
@@ -91,7 +114,8 @@ class LanguageModel:
     @cached_property
     def model(self) -> kenlm.Model:
         try:
-            return kenlm.Model(str(self.path))
+            with quiet_stderr():
+                return kenlm.Model(str(self.path))
         except (RuntimeError, OSError, IOError) as e:
             raise load_error(self.path, e) from None
 
@@ -143,7 +167,8 @@ class LanguageModel:
             raise ValueError(f"project model scheme '{project.scheme}' differs from '{self.scheme}'")
         mixed = project is not None and weight > 0
         try:
-            return Mixture(str(self.path), str(project.path) if mixed else "", weight)
+            with quiet_stderr():
+                return Mixture(str(self.path), str(project.path) if mixed else "", weight)
         except (RuntimeError, OSError) as e:
             text = str(e)
             bad = project.path if mixed and str(project.path) in text and str(self.path) not in text else self.path
