@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import stat
 import sys
 import time
 from dataclasses import dataclass
@@ -169,13 +170,20 @@ def build(cfg: BuildConfig, progress: bool = True) -> dict:
 
 def sources_bytes(sources) -> int:
     """The size of the SOURCE paths on disk (a zip's compressed size times 4), which sizes lmplz's memory
-    before the streamed corpus is known."""
+    before the streamed corpus is known. Linked files count (corpora/ links the JDK's zip), each real file
+    once."""
+    seen: set[tuple[int, int]] = set()
     total = 0
     for s in map(Path, sources):
-        if s.is_file():
-            total += s.stat().st_size * (4 if s.suffix in (".zip", ".jar") else 1)
-        elif s.is_dir():
-            total += sum(p.stat().st_size for p in s.rglob("*") if p.is_file() and not p.is_symlink())
+        for p in ([s] if s.is_file() else s.rglob("*") if s.is_dir() else []):
+            try:
+                st = p.stat()
+            except OSError:
+                continue
+            if not stat.S_ISREG(st.st_mode) or (st.st_dev, st.st_ino) in seen:
+                continue
+            seen.add((st.st_dev, st.st_ino))
+            total += st.st_size * (4 if p.suffix in (".zip", ".jar") else 1)
     return total
 
 

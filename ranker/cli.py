@@ -118,9 +118,15 @@ def _rank_one(path: str):
         text = read_source(Path(path), cfg.max_bytes)
     except InputError as e:
         return None, str(e)
-    note = f"{path}: starts with a UTF-8 BOM; offsets count it as character 1" if text.startswith("\ufeff") else None
     style = _worker["styles"](path) if _worker.get("styles") else Style()
-    ranked = rank_text(_worker["scorer"], _worker["scheme"], text, path, cfg.adapt != "none", style)
+    return rank_source(text, path, cfg, _worker["scorer"], _worker["scheme"], style)
+
+
+def rank_source(text: str, path: str, cfg: RankConfig, scorer: Scorer, scheme, style: Style = Style()):
+    """bin/rank's work on one file's text (formats.files.decode's): (its output, the CodRep line or the
+    --explain findings; a note about it, or None)."""
+    note = f"{path}: starts with a UTF-8 BOM; offsets count it as character 1" if text.startswith("\ufeff") else None
+    ranked = rank_text(scorer, scheme, text, path, cfg.adapt != "none", style)
     if cfg.explain:
         fmt = explain_json if cfg.json else explain_lines
         return "\n".join(fmt(path, text, ranked.exact_findings(text, cfg.top or 3))), note

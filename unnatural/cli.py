@@ -75,8 +75,14 @@ class ArgumentParser(argparse.ArgumentParser):
         sys.exit(EXIT_USAGE)
 
 
+EXIT_STATUSES = (f"exit status: {EXIT_OK} success; {EXIT_FINDINGS} findings, or inputs skipped (each named on "
+                 f"stderr); {EXIT_USAGE} usage or fatal error; {EXIT_INTERRUPTED} interrupted (Ctrl-C). "
+                 "docs/errors.md")
+
+
 def parser(command: str, description: str, **kwargs) -> ArgumentParser:
-    """The argument parser of `bin/<command>`."""
+    """The argument parser of `bin/<command>`; its help ends with the exit statuses."""
+    kwargs.setdefault("epilog", EXIT_STATUSES)
     return ArgumentParser(prog=command, description=description, **kwargs)
 
 
