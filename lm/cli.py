@@ -21,8 +21,9 @@ DEFAULT_CORPUS = "corpora"
 def parser() -> cli.ArgumentParser:
     p = cli.parser(COMMAND, __doc__.strip() + (
         " A SOURCE is recognised by its shape: a .zip/.jar archive, a CodRep 2018 data set (Tasks/ and "
-        "Solutions/), a CodRep 2019 task folder (out.txt beside 0.txt), any other folder (searched for "
-        "*.java, each entry recognised by these rules) or a .java file. Identical files are read once."))
+        "Solutions/), a CodRep 2019 task folder (N.txt files and out.txt answering each), any other folder "
+        "(searched for *.java, each entry recognised by these rules) or a .java file. Identical files are read "
+        "once; links are followed, each real file once."))
     p.add_argument("sources", nargs="*", metavar="SOURCE", help=f"corpus sources (default: {DEFAULT_CORPUS}/)")
     p.add_argument("--order", type=int, default=6, help=f"n-gram order, 1..{MAX_ORDER} (default 6)")
     p.add_argument("--scheme", default=DEFAULT_SCHEME,
