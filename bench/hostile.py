@@ -89,7 +89,8 @@ CASES = [
     Case("repo: build-lm reads its Java", 1, "$B/build-lm --quiet --order 3 --output out/repo.bin REPO", 0, "",
          r"repo\.bin"),
     Case("N.txt without a full out.txt: said why", 1, "$B/rank almost", 1,
-         r"rank: warning: almost: no \.java file; its N\.txt files are not a CodRep task folder \(out\.txt has no answer"),
+         r"rank: warning: almost: no \.java file; its N\.txt files are not a CodRep task folder \(almost/out\.txt: "
+         r"no line 2 for the answer"),
     Case("evaluate: not a task folder", 1, "$B/evaluate codrep2019 -d REPO -p /dev/null", 2, r"error: REPO/out\.txt"),
     # 2. a two-line StaMinA file asking for a huge alphabet
     Case("stamina learn: symbol 999999999", 2, "ulimit -v 4000000; $B/stamina learn big-symbol.txt -o out/m --vote 1",
@@ -395,22 +396,37 @@ def _group_processes(pgid: int) -> list[str]:
     return out
 
 
-def interrupt_build(tries: int, root: Path, seed: int = 0) -> list[str]:
-    """Ctrl-C on `bin/build-lm corpora/` `tries` times, at random moments of its first 25 s; one row each."""
+def _build(model: Path) -> subprocess.Popen:
+    return subprocess.Popen([str(BIN / "build-lm"), "--quiet", "--order", "6", "--workers", "2", "--output",
+                             str(model), str(ROOT / "corpora")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+
+
+def interrupt_build(tries: int, root: Path, seed: int = 0) -> tuple[float, list[str]]:
+    """Ctrl-C on `bin/build-lm corpora/` `tries` times, at random moments of a whole build (timed first, without
+    Ctrl-C: start-up, tokenizing into lmplz, lmplz alone, build_binary); (the whole build's seconds, a row
+    per try)."""
+    t0 = time.time()
+    whole = _build(root / "whole.bin")
+    whole.communicate()
+    span = time.time() - t0
+    if whole.returncode != 0:
+        raise cli.CommandError(f"bin/build-lm corpora/ failed (exit {whole.returncode}) before any Ctrl-C")
     rng = random.Random(seed)
     rows = []
     for i in range(tries):
         out = root / f"interrupt-{i}"
         out.mkdir()
         model = out / "model.bin"
-        after = rng.uniform(0.2, 25.0)
-        proc = subprocess.Popen([str(BIN / "build-lm"), "--quiet", "--order", "6", "--workers", "2", "--output",
-                                 str(model), str(ROOT / "corpora")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True, start_new_session=True)
+        after = rng.uniform(0.2, 0.97 * span)
+        proc = _build(model)
         try:
             proc.wait(after)
         except subprocess.TimeoutExpired:
             pass
+        running = sorted({Path(line.split()[1]).name for line in _group_processes(proc.pid) if len(line.split()) > 1}
+                         - {"env"})
+        workers = sum(1 for line in _group_processes(proc.pid) if "unnatural.run" in line)
         os.killpg(proc.pid, signal.SIGINT)
         t0 = time.time()
         try:
@@ -430,10 +446,12 @@ def interrupt_build(tries: int, root: Path, seed: int = 0) -> list[str]:
         files = sorted(p.name for p in out.iterdir())
         ok = (proc.returncode == 130 and seconds <= 2.0 and lines == ["build-lm: interrupted"] and not left
               and not files and "Traceback" not in stderr)
-        rows.append(f"| {i + 1} | {after:.1f} s | {proc.returncode} | {seconds:.2f} s | {lines[0] if lines else ''} | "
-                    f"{len(lines)} | {len(left)} | {' '.join(files) or '-'} | {'pass' if ok else 'FAIL'} |")
+        phase = " ".join(n for n in running if n != "python") + (f", {workers} python" if workers else "")
+        rows.append(f"| {i + 1} | {after:.1f} s | {phase or '(done)'} | {proc.returncode} | {seconds:.2f} s | "
+                    f"{lines[0] if lines else ''} | {len(lines)} | {len(left)} | {' '.join(files) or '-'} | "
+                    f"{'pass' if ok else 'FAIL'} |")
         shutil.rmtree(out, ignore_errors=True)
-    return rows
+    return span, rows
 
 
 # ------------------------------------------------------------------------------------------------ command
@@ -477,9 +495,12 @@ def main(argv=None) -> int:
                 failed += "FAIL" in row
                 print(row, flush=True)
         if args.interrupts:
-            print("\n| Ctrl-C on build-lm corpora/ | after | exit | to stop | first line | lines | processes left "
-                  "| files left | result |\n|---|---|---|---|---|---|---|---|---|")
-            for row in interrupt_build(args.interrupts, root):
+            span, rows = interrupt_build(args.interrupts, root)
+            print(f"\nA whole `bin/build-lm --order 6 --workers 2 corpora/` took {span:.1f} s; Ctrl-C at random moments "
+                  "of it:")
+            print("\n| Ctrl-C on build-lm corpora/ | after | running then | exit | to stop | first line | lines "
+                  "| processes left | files left | result |\n|---|---|---|---|---|---|---|---|---|---|")
+            for row in rows:
                 failed += "FAIL" in row
                 print(row, flush=True)
     finally:

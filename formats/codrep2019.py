@@ -35,26 +35,14 @@ _WS = re.compile(rb"\s+")
 
 def task_folder_problem(path: str | Path) -> str | None:
     """Why folder `path` is not a CodRep 2019 task folder, or None when it is one. The one rule, for every
-    command: a task folder has its full shape, `N.txt` files and `out.txt` with an integer answer on line
-    N+1 for each of them (a folder that merely holds some *.txt, such as a repository's NOTES.txt, is not
-    one)."""
+    command (bin/rank, bin/build-lm, bin/make-tasks, and bin/evaluate and bin/analyze-errors through
+    `read_answers`): a task folder has its full shape, `N.txt` files and `out.txt` with an integer answer on
+    line N+1 for each of them (a folder that merely holds some *.txt, such as a repository's NOTES.txt, is
+    not one)."""
     try:
-        numbers = [int(m.group(1)) for m in map(TASK_NAME.match, os.listdir(path)) if m]
-    except OSError:
-        return "not a readable folder"
-    if not numbers:
-        return "no N.txt task files"
-    out = Path(path) / ANSWERS_FILE
-    if not out.is_file():
-        return f"no {ANSWERS_FILE} beside its N.txt files"
-    try:
-        with open(out, "rb") as f:
-            lines = f.read(64 * (max(numbers) + 2) + 2**16).splitlines()
-    except OSError as e:
-        return f"{ANSWERS_FILE} cannot be read ({e.strerror})"
-    for n in sorted(numbers):
-        if n >= len(lines) or not lines[n].strip().lstrip(b"-").isdigit():
-            return f"{ANSWERS_FILE} has no answer on line {n + 1} for {n}.txt"
+        read_answers(str(path))
+    except InputError as e:
+        return str(e)
     return None
 
 
@@ -84,11 +72,15 @@ def numbered_tasks(folder: str) -> dict[int, str]:
 
 
 def read_answers(folder: str) -> dict[str, int]:
-    """Answers of every task of `folder`: absolute path of `N.txt` -> its offset (line N+1 of out.txt)."""
+    """Answers of every task of `folder`: absolute path of `N.txt` -> its offset (line N+1 of out.txt); an
+    InputError naming the file when the folder is not a task folder (`task_folder_problem`)."""
     out_path = os.path.join(folder, ANSWERS_FILE)
     lines = read_text(out_path, "the answers").splitlines()
+    tasks = numbered_tasks(folder)
+    if not tasks:
+        raise InputError(f"{folder}: no N.txt task files beside {ANSWERS_FILE}")
     answers = {}
-    for number, path in sorted(numbered_tasks(folder).items()):
+    for number, path in sorted(tasks.items()):
         if number >= len(lines):
             raise InputError(f"{out_path}: no line {number + 1} for the answer of {path}")
         try:

@@ -100,10 +100,11 @@ def test_task_files_are_in_task_order(tmp_path):
 
 @pytest.mark.parametrize("files, out, problem", [
     ({"0.txt": "x", "1.txt": "y"}, "5\n6\n", None),
-    ({"NOTES.txt": "notes"}, None, "no N.txt task files"),
-    ({"NOTES.txt": "notes", "0.txt": "x"}, None, "no out.txt"),
-    ({"0.txt": "x", "3.txt": "y"}, "5\n6\n", "no answer on line 4 for 3.txt"),
-    ({"0.txt": "x"}, "five\n", "no answer on line 1 for 0.txt"),
+    ({"NOTES.txt": "notes"}, None, "out.txt: cannot read the answers"),
+    ({"NOTES.txt": "notes"}, "1\n", "no N.txt task files"),
+    ({"NOTES.txt": "notes", "0.txt": "x"}, None, "out.txt: cannot read the answers"),
+    ({"0.txt": "x", "3.txt": "y"}, "5\n6\n", "no line 4 for the answer of"),
+    ({"0.txt": "x"}, "five\n", "out.txt:1: answer is not an integer"),
 ])
 def test_a_task_folder_is_known_by_its_full_shape(tmp_path, files, out, problem):
     """out.txt with an integer answer for each N.txt: a repository's NOTES.txt is not a task folder."""
