@@ -102,12 +102,12 @@ CASES = [
     Case("stamina label: a machine of 10^12 cells", 2, "ulimit -v 4000000; $B/stamina label huge.dfa ok.txt", 2,
          r"error: label: huge\.dfa:1: a machine has", timeout=60),
     # 3. memory per input byte
-    Case("rank /dev/zero", 3, "$B/rank /dev/zero", 1, r"rank: warning: /dev/zero: more than 10,000,000 bytes"),
-    Case("rank a 12 MB file", 3, "$B/rank huge/Big.java", 1, r"warning: .*huge/Big\.java: 12,000,000 bytes, above"),
-    Case("rank --max-bytes 100", 3, "$B/rank --max-bytes 100 Slip.java", 1, r"warning: .*Slip\.java: \d+ bytes, above --max-bytes \(100\)"),
+    Case("rank /dev/zero", 3, "$B/rank /dev/zero", 1, r"rank: warning: /dev/zero: more than --max-bytes 10,000,000 bytes; skipped"),
+    Case("rank a 12 MB file", 3, "$B/rank huge/Big.java", 1, r"warning: .*huge/Big\.java: 12,000,000 bytes, more than --max-bytes 10,000,000; skipped"),
+    Case("rank --max-bytes 100", 3, "$B/rank --max-bytes 100 Slip.java", 1, r"warning: .*Slip\.java: \d+ bytes, more than --max-bytes 100; skipped"),
     Case("rank --adapt folder /dev/zero", 3, "$B/rank --adapt folder /dev/zero Slip.java", 1, r"/dev/zero: more than"),
     Case("build-lm skips a 12 MB file", 3, "$B/build-lm --quiet --order 3 --output out/huge.bin huge", 1,
-         r"build-lm: warning: huge/Big\.java: 12,000,000 bytes, above --max-bytes"),
+         r"build-lm: warning: huge/Big\.java: 12,000,000 bytes, more than --max-bytes"),
     # 4. interrupts (the 20 tries on bin/build-lm corpora/ are --interrupts, with --slow)
     Case("Ctrl-C on rank", 4, "$B/rank --workers 2 many", 130, r"^rank: interrupted$", interrupt=1.5),
     Case("Ctrl-C on build-lm", 4, "$B/build-lm --quiet --order 4 --output out/ctrl-c.bin $ROOT/corpora", 130,
@@ -405,10 +405,41 @@ def _build(model: Path) -> subprocess.Popen:
                             text=True, start_new_session=True)
 
 
+def _running(pgid: int) -> tuple[list[str], int]:
+    """(the programs running in process group `pgid` but Python, how many Python processes)."""
+    procs = [line.split() for line in _group_processes(pgid)]
+    names = sorted({Path(p[1]).name for p in procs if len(p) > 1} - {"env", "python"})
+    return names, sum(1 for p in procs if "unnatural.run" in p)
+
+
+# When each try sends Ctrl-C, in turn: at a random moment of a whole build, while lmplz runs alone (the
+# tokenizing workers done), while build_binary runs
+MOMENTS = ("random", "random", "lmplz alone", "build_binary")
+
+
+def _wait_for(proc: subprocess.Popen, moment: str, after: float) -> bool:
+    """Wait for `moment` of the build (see MOMENTS); False when the build ended first."""
+    if moment == "random":
+        try:
+            proc.wait(after)
+            return False
+        except subprocess.TimeoutExpired:
+            return True
+    tokenizing = False   # lmplz alone: after the tokenizing workers (not before they start)
+    while proc.poll() is None:
+        names, pythons = _running(proc.pid)
+        tokenizing = tokenizing or pythons > 1
+        if (moment == "build_binary" and "build_binary" in names
+                or moment == "lmplz alone" and tokenizing and names == ["lmplz"] and pythons == 1):
+            return True
+        time.sleep(0.02)
+    return False
+
+
 def interrupt_build(tries: int, root: Path, seed: int = 0) -> tuple[float, list[str]]:
-    """Ctrl-C on `bin/build-lm corpora/` `tries` times, at random moments of a whole build (timed first, without
-    Ctrl-C: start-up, tokenizing into lmplz, lmplz alone, build_binary); (the whole build's seconds, a row
-    per try)."""
+    """Ctrl-C on `bin/build-lm corpora/` `tries` times (timed first as a whole, without Ctrl-C), at the
+    MOMENTS in turn; (the whole build's seconds, a row per try). A build that ends before its moment is not
+    a try (another is made)."""
     t0 = time.time()
     whole = _build(root / "whole.bin")
     whole.communicate()
@@ -418,27 +449,27 @@ def interrupt_build(tries: int, root: Path, seed: int = 0) -> tuple[float, list[
     rng = random.Random(seed)
     rows = []
     attempts = 0
-    while len(rows) < tries and attempts < 2 * tries:
+    while len(rows) < tries and attempts < 4 * tries:
         attempts += 1
         i = len(rows)
         out = root / f"interrupt-{attempts}"
         out.mkdir()
         model = out / "model.bin"
-        after = rng.uniform(0.2, 0.97 * span)
+        moment = MOMENTS[i % len(MOMENTS)]
+        after = rng.uniform(0.2, 0.9 * span)
+        started = time.time()
         proc = _build(model)
+        reached = _wait_for(proc, moment, after)
+        names, workers = _running(proc.pid)
         try:
-            proc.wait(after)
-        except subprocess.TimeoutExpired:
-            pass
-        running = sorted({Path(line.split()[1]).name for line in _group_processes(proc.pid) if len(line.split()) > 1}
-                         - {"env"})
-        workers = sum(1 for line in _group_processes(proc.pid) if "unnatural.run" in line)
-        try:
+            if not reached:
+                raise ProcessLookupError
             os.killpg(proc.pid, signal.SIGINT)
-        except ProcessLookupError:   # the build ended first (faster than the timed one): not a try
+        except ProcessLookupError:   # the build ended first: not a try
             proc.communicate()
             shutil.rmtree(out, ignore_errors=True)
             continue
+        after = time.time() - started
         t0 = time.time()
         try:
             proc.wait(10)
@@ -459,8 +490,8 @@ def interrupt_build(tries: int, root: Path, seed: int = 0) -> tuple[float, list[
         files = sorted(p.name for p in out.iterdir())
         ok = (proc.returncode == 130 and seconds <= 2.0 and lines == ["build-lm: interrupted"] and not left
               and not files and "Traceback" not in stderr)
-        phase = " ".join(n for n in running if n != "python") + (f", {workers} python" if workers else "")
-        rows.append(f"| {i + 1} | {after:.1f} s | {phase or '(done)'} | {proc.returncode} | {seconds:.2f} s | "
+        phase = " ".join(names) + (f", {workers} python" if workers else "")
+        rows.append(f"| {i + 1} | {moment}: {after:.1f} s | {phase or '-'} | {proc.returncode} | {seconds:.2f} s | "
                     f"{lines[0] if lines else ''} | {len(lines)} | {len(left)} | {' '.join(files) or '-'} | "
                     f"{'pass' if ok else 'FAIL'} |")
         shutil.rmtree(out, ignore_errors=True)

@@ -18,6 +18,7 @@ Only the standard library is imported here: `bin/rank`'s start-up time matters.
 """
 from __future__ import annotations
 
+import _thread
 import argparse
 import contextlib
 import errno
@@ -96,7 +97,22 @@ _interrupts = 0
 def _on_interrupt(signum, frame):
     global _interrupts
     _interrupts += 1
+    if _in_finalizer(frame):
+        # raised in a __del__ (the garbage collector can run one anywhere, a progress bar's say), the interrupt
+        # would be printed as "Exception ignored in ..." and dropped: deliver it again once the finalizer is done
+        retry = threading.Timer(0.01, _thread.interrupt_main)
+        retry.daemon = True
+        retry.start()
+        return
     raise KeyboardInterrupt
+
+
+def _in_finalizer(frame, depth: int = 30) -> bool:
+    while frame is not None and depth > 0:
+        if frame.f_code.co_name == "__del__":
+            return True
+        frame, depth = frame.f_back, depth - 1
+    return False
 
 
 def handle_interrupts() -> None:
