@@ -13,13 +13,12 @@ import tree_sitter
 import tree_sitter_java
 
 from .grammar import Grammar
-from .offsets import ASCII, byte_to_char
+from .offsets import ASCII, BOM, byte_to_char
 from .tokens import TokenStream
 
 # Leaves that tree-sitter would split further but that are one token for us.
 WHOLE_KINDS = frozenset({"string_literal", "character_literal", "text_block", "line_comment", "block_comment"})
 _NON_SPACE = re.compile(r"\S+")
-BOM = "\ufeff"
 
 
 GRAMMAR = Grammar(tree_sitter_java.language, WHOLE_KINDS)
@@ -42,9 +41,12 @@ def leaves(data: bytes) -> tuple[list[str], list[int], list[int]]:
 
 
 def tokenize(text: str) -> TokenStream:
-    """Tokenize Java source `text` (already decoded) into a lossless TokenStream."""
+    """Tokenize Java source `text` (already decoded) into a lossless TokenStream. A CR is a line break in
+    Java as LF is (alone or in CRLF), but tree-sitter-java ends a line comment at LF only: it parses the
+    bytes with every CR written as LF (one byte for one, so every span is the same), and a comment line
+    ending in CRLF or CR leaves its line break to the gap."""
     data = text.encode("utf-8")
-    return stream_of_leaves(text, data, *leaves(data))
+    return stream_of_leaves(text, data, *leaves(data.replace(b"\r", b"\n") if b"\r" in data else data))
 
 
 def stream_of_leaves(text: str, data: bytes, kinds: list[str], starts: list[int], ends: list[int]) -> TokenStream:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from parsing.offsets import has_line_break, last_line
 from parsing.schemes import gap_symbol
 
 from .cache import symbol_ids
@@ -83,10 +84,10 @@ class RepairPlans:
         seconds = [None] * len(edits)
         if next_gap is not None:
             # the next newline gap is measured against this gap's last line (or the same line when none)
-            indent_after = gap[gap.rfind("\n") + 1:] if "\n" in gap else indent
+            indent_after = last_line(gap) if has_line_break(gap) else indent
             observed_next = gap_symbol(next_gap, indent_after, unit)
             for e, (repaired, _) in enumerate(edits):
-                new_indent = repaired[repaired.rfind("\n") + 1:] if "\n" in repaired else indent
+                new_indent = last_line(repaired) if has_line_break(repaired) else indent
                 sym = gap_symbol(next_gap, new_indent, unit)
                 seconds[e] = sym if sym != observed_next else None
         self._new.append({

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from parsing.java import tokenize
+from parsing.java import BOM, tokenize
 from parsing.schemes import Scheme
 
 from ._native import best_repairs, format_ranking
@@ -77,6 +77,11 @@ class RankedFile:
                         break
             start += top
         return out
+
+    def shifted(self, k: int) -> "RankedFile":
+        """The same ranking for the file with `k` characters (and one token: a BOM) before it."""
+        return RankedFile(self.path, self.length + k, self.candidates + k, self.scores, self.gaps + 1,
+                          self.observed, self.repaired)
 
     def line(self, top: int | None = None) -> str:
         """The CodRep 2019 prediction line: '<path> <offset> <offset> ...'."""
@@ -144,6 +149,8 @@ def rank_text(scorer: Scorer, scheme: Scheme, text: str, path: str = "", adapt: 
     """Score every plausible repair; each offset keeps its best repair (ties: the first planned); the
     offsets best first (ties: lower offset). The repairs are scored `chunk_rows` at a time (whole gaps):
     the offsets a gap blames are its own, so each chunk picks its offsets' best repairs on its own."""
+    if text.startswith(BOM):   # ranked without it (nothing to repair there), offsets counting it
+        return rank_text(scorer, scheme, text[1:], path, adapt, style, alpha, chunk_rows).shifted(1)
     n = len(text)
     if not text:
         empty = np.zeros(0, dtype=np.int64)

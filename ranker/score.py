@@ -8,12 +8,12 @@ one: from there on every score is the same. With a project model, each symbol's 
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
 
 from lm.model import LanguageModel
+from parsing.offsets import LINE_BREAK
 from parsing.schemes import Scheme
 from parsing.tokens import TokenStream
 
@@ -63,7 +63,7 @@ def score_stream(scorer: Scorer, scheme: Scheme, stream: TokenStream) -> ScoredS
     return ScoredStream(stream, symbols, native, indents, unit, next_newline_gaps(stream))
 
 
-_NEWLINE = re.compile("\n")
+_NEWLINE = LINE_BREAK   # LF, CRLF or a lone CR: a line break starts where it matches
 
 
 def next_newline_gaps(stream: TokenStream) -> np.ndarray:
