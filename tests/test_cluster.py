@@ -386,3 +386,20 @@ def test_cluster_map_sets_each_worker_up_once_and_keeps_the_order(tmp_path, clus
     assert all(done == 1 for _, _, done in got)
     with pytest.raises(ClusterError, match="items 5..9 failed twice.*seven"):
         list(cluster_map(_fails_on_seven, range(20), client, batch=5))
+
+
+@pytest.mark.slow
+def test_check_on_the_cluster_prints_the_local_output(tmp_path, tiny_model):
+    """bin/check --cluster local:2: the same findings in the same order as the forked workers."""
+    have_dask()
+    folder = tmp_path / "repo"
+    folder.mkdir()
+    for i in range(12):
+        name = "ABC"[i % 3] + ".java"
+        (folder / f"F{i:02d}.java").write_text(TINY_JAVA[name].replace(";", " ;", i % 3))
+    argv = [str(ROOT / "bin" / "check"), "--model", str(tiny_model), "--min-score", "1", "--format", "json",
+            "--quiet", str(folder)]
+    local = subprocess.run(argv + ["--workers", "2"], capture_output=True, text=True)
+    clustered = subprocess.run(argv + ["--cluster", "local:2"], capture_output=True, text=True)
+    assert local.returncode == 1 and local.stdout.count("\n") >= 8, local.stderr
+    assert (clustered.returncode, clustered.stdout) == (local.returncode, local.stdout)
