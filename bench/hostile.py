@@ -525,6 +525,9 @@ def main(argv=None) -> int:
     failed = 0
     try:
         make_fixtures(root)
+        flags = (" --slow" if args.slow else "") + (f" --interrupts {args.interrupts}" if args.interrupts else "")
+        print(f"# bin/hostile{flags}\n\nIssue 19's list run as a user would (bench/hostile.py; docs/errors.md says "
+              "what each status means), on the shared 2-core machine.\n")
         print("| # | case | exit | first stderr line | result |\n|---|---|---|---|---|")
         for case in CASES:
             if args.only and args.only not in case.name:

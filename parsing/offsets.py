@@ -70,11 +70,6 @@ def line_col(text: str, offset: int) -> tuple[int, int]:
     return Lines(text).position(offset - 1)
 
 
-def line_breaks(text: str) -> int:
-    """How many line breaks `text` holds (LF, CRLF and a lone CR one each)."""
-    return len(LINE_BREAK.findall(text)) if "\r" in text else text.count("\n")
-
-
 def has_line_break(text: str) -> bool:
     return "\n" in text or "\r" in text
 

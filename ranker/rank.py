@@ -78,9 +78,9 @@ class RankedFile:
             start += top
         return out
 
-    def shifted(self, k: int) -> "RankedFile":
-        """The same ranking for the file with `k` characters (and one token: a BOM) before it."""
-        return RankedFile(self.path, self.length + k, self.candidates + k, self.scores, self.gaps + 1,
+    def after_bom(self) -> "RankedFile":
+        """The same ranking for the file with a BOM before it (one more character, and one more token)."""
+        return RankedFile(self.path, self.length + 1, self.candidates + 1, self.scores, self.gaps + 1,
                           self.observed, self.repaired)
 
     def line(self, top: int | None = None) -> str:
@@ -150,7 +150,7 @@ def rank_text(scorer: Scorer, scheme: Scheme, text: str, path: str = "", adapt: 
     offsets best first (ties: lower offset). The repairs are scored `chunk_rows` at a time (whole gaps):
     the offsets a gap blames are its own, so each chunk picks its offsets' best repairs on its own."""
     if text.startswith(BOM):   # ranked without it (nothing to repair there), offsets counting it
-        return rank_text(scorer, scheme, text[1:], path, adapt, style, alpha, chunk_rows).shifted(1)
+        return rank_text(scorer, scheme, text[1:], path, adapt, style, alpha, chunk_rows).after_bom()
     n = len(text)
     if not text:
         empty = np.zeros(0, dtype=np.int64)
