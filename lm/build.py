@@ -195,24 +195,53 @@ def build_folds(files: Iterable[RawFile], sources: tuple[str, ...], scheme: str,
     model that saw it). Returns (signature, {fold: model without it}, corpus statistics)."""
     check_order(order)
     t0 = time.time()
+    corpora, stats = _fold_corpora(files, sources, scheme, folds, tmp, workers, progress)
+    t_tok = time.time()
+    with tqdm(total=folds + 1, desc="building LMs", unit="lm", disable=not progress, file=sys.stderr) as bar:
+        held_out = _held_out(corpora, stats, order, tmp, bar)
+        made = estimate([c for f, c in enumerate(corpora) if stats.fold_files[f]], output, order, tmp, commit=False)
+        bar.update()
+    return _sign(output, order, stats, (), made, t0, t_tok), held_out, stats
+
+
+def held_out_models(files: Iterable[RawFile], sources: tuple[str, ...], scheme: str, order: int, folds: int,
+                    tmp: Path, workers: int | None = None, progress: bool = True
+                    ) -> tuple[dict[int, Path], CorpusStats]:
+    """For each fold f (by content hash: `lm.corpus.fold_of`) whose complement holds a file, a model of
+    the other folds' files at tmp/lm-not<f>.bin; no model of them all. Returns ({fold: model without it},
+    corpus statistics)."""
+    check_order(order)
+    corpora, stats = _fold_corpora(files, sources, scheme, folds, tmp, workers, progress)
+    with tqdm(total=folds, desc="building LMs", unit="lm", disable=not progress, file=sys.stderr) as bar:
+        return _held_out(corpora, stats, order, tmp, bar), stats
+
+
+def _fold_corpora(files, sources, scheme: str, folds: int, tmp: Path, workers: int | None, progress: bool
+                  ) -> tuple[list[Path], CorpusStats]:
+    """Each fold's corpus text at tmp/fold<f>.txt, and the statistics of them all."""
     corpora = [tmp / f"fold{f}.txt" for f in range(folds)]
     stats = write_corpus(files, scheme, corpora, workers, progress, sources=sources)
-    t_tok = time.time()
     if stats.files == 0:
         raise EmptyCorpus("empty corpus: no Java file could be read from " + ", ".join(sources))
-    with_files = [f for f in range(folds) if stats.fold_files[f]]
+    return corpora, stats
+
+
+def _held_out(corpora: list[Path], stats: CorpusStats, order: int, tmp: Path, bar: tqdm) -> dict[int, Path]:
+    """For each fold f whose complement holds a file, a model of the other folds at tmp/lm-not<f>.bin, with
+    a signature beside it (its scheme and order: what LanguageModel reads)."""
+    with_files = [f for f in range(len(corpora)) if stats.fold_files[f]]
     held_out: dict[int, Path] = {}
-    bar = tqdm(total=folds + 1, desc="building LMs", unit="lm", disable=not progress, file=sys.stderr)
-    for f in range(folds):
-        others = [corpora[g] for g in with_files if g != f]
+    for f in range(len(corpora)):
+        others = [g for g in with_files if g != f]
         if others:
             held_out[f] = tmp / f"lm-not{f}.bin"
-            estimate(others, held_out[f], order, tmp)
+            made = estimate([corpora[g] for g in others], held_out[f], order, tmp)
+            signature_path(held_out[f]).write_text(json.dumps({
+                "order": order, "scheme": stats.scheme, "held_out_fold": f, "folds": len(corpora),
+                "files": sum(stats.fold_files[g] for g in others), "tokens": sum(stats.fold_tokens[g] for g in others),
+                "lmplz": made["lmplz"], "versions": versions()}, indent=2) + "\n")
         bar.update()
-    made = estimate([corpora[g] for g in with_files], output, order, tmp, commit=False)
-    bar.update()
-    bar.close()
-    return _sign(output, order, stats, (), made, t0, t_tok), held_out, stats
+    return held_out
 
 
 def default_output(sources, order: int, scheme: str) -> Path:

@@ -3,18 +3,27 @@
 The gap under test is left out of its own evidence (leave-one-out), so a file's single odd gap does not
 vouch for itself, while a style the file uses consistently (a space inside parentheses, tabs, Allman
 braces) makes the same gap elsewhere in the file unsurprising even when other projects never write it.
-With folder adaptation, the other files of the folder add their counts too (in the strict variant, minus
-the file's own near-duplicates, which would otherwise hand it its own clean copy).
 
 The n-gram probability p of a gap symbol becomes, context level after context level, the Dirichlet
-posterior (count + alpha * p) / (total + alpha) (ranker/native.cpp). Levels: (token before, token
-after); with folder counts also three tokens a side. Symbols and contexts are interned to integers so
-that a whole file's repairs are counted with numpy at once.
+posterior (count + alpha * p) / (total + alpha) (ranker/native.cpp), each level's posterior the next one's
+prior. The file's own counts are keyed by the narrow context (the token before, the token after). With
+folder adaptation, the other files of the folder (in the strict variant, minus the file's near-duplicates,
+which would otherwise hand it its own clean copy) come first, as the prior of the file's own counts, keyed
+by wide contexts: REACHES tokens on each side, the longer context on top. Measured on the detection
+development sets (docs/detection.md), pooling the folder's counts with the file's own in the narrow context
+(and a 3-token one on top) lowered MRR on every set: thousands of the folder's gaps between the same two
+tokens outweigh both the n-gram model's longer context and the file's own habits; in a context of 4 or 6
+tokens a side, the folder's counts say how the project writes that very construct.
+
+Symbols and narrow contexts are interned to integers so that a whole file's repairs are counted with numpy
+at once; a wide context is a 64-bit hash of its tokens' text (the same in every process, so the folder's
+counts travel to cluster workers as they are).
 """
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 from ._native import posterior
 
@@ -22,9 +31,21 @@ SYMBOL_BITS = 21          # a (context, symbol) pair is packed into one int64: c
 _MAX_SYMBOLS = 1 << SYMBOL_BITS
 _MASK = _MAX_SYMBOLS - 1
 _symbols: dict[str, int] = {"<s>": 0, "</s>": 1, "|": 2}   # '|': no token there (wide contexts)
-_wide: dict[tuple, int] = {}
 BOS, EOS, PAD = 0, 1, 2
-REACH = 3                 # tokens a side in a wide context
+# Tokens a side of the folder's wide contexts, one level each. Chosen on the development sets (MRR / AUC,
+# means of the 7 sets; docs/detection.md): on subsets of 150 tasks + 150 clean files each, 3: 0.9568 /
+# 0.9318, 4: 0.9582 / 0.9351, 5: 0.9576 / 0.9378, 3 and 5: 0.9605 / 0.9359, 4 and 6: 0.9614 / 0.9420, 4, 6
+# and 8: 0.9618 / 0.9432; on the whole sets, 4 and 6: 0.9545 / 0.9434, 4, 6 and 8: 0.9570 / 0.9455, 4, 6,
+# 8 and 10: 0.9559 / 0.9460.
+REACHES = (4, 6, 8)
+
+
+def _text_hash(s: str) -> int:
+    return int.from_bytes(hashlib.blake2b(s.encode("utf-8"), digest_size=8).digest(), "little")
+
+
+_hashes: list[int] = [_text_hash(s) for s in _symbols]   # per symbol id: its text's 64-bit hash
+_hash_array = np.asarray(_hashes, dtype=np.uint64)
 
 
 def _intern(s: str) -> int:
@@ -33,6 +54,7 @@ def _intern(s: str) -> int:
         i = _symbols[s] = len(_symbols)
         if i >= _MAX_SYMBOLS:
             raise OverflowError(f"more than {_MAX_SYMBOLS:,} distinct symbols in one process")
+        _hashes.append(_text_hash(s))
     return i
 
 
@@ -44,40 +66,59 @@ def symbol_ids(symbols) -> np.ndarray:
     return np.asarray(ids, dtype=np.int64)
 
 
-def contexts(ids: np.ndarray, wide: bool) -> list[np.ndarray]:
-    """For each gap of a stream (`ids`: its 2n+1 symbol ids), its context id at each level: narrow (the
-    token before and the token after, '<s>' and '</s>' at the ends; packed), and when `wide` the REACH
-    token symbols on each side (interned). Coarser contexts (only one side) were tried and hurt: they
-    override the n-gram model's context-specific prediction."""
+def symbol_hashes(ids: np.ndarray) -> np.ndarray:
+    """The 64-bit hashes of the texts of symbols `ids` (uint64)."""
+    global _hash_array
+    if len(_hash_array) < len(_hashes):
+        _hash_array = np.asarray(_hashes, dtype=np.uint64)
+    return _hash_array[ids]
+
+
+_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)   # odd: multiplying by it permutes the 64-bit values
+
+
+def narrow_contexts(ids: np.ndarray) -> np.ndarray:
+    """For each gap of a stream (`ids`: its 2n+1 symbol ids), the token before and the token after it
+    ('<s>' and '</s>' at the ends), packed into one int64. Coarser contexts (only one side) were tried
+    and hurt: they override the n-gram model's context-specific prediction."""
     tokens = ids[1::2]
     before = np.concatenate(([BOS], tokens))
     after = np.concatenate((tokens, [EOS]))
-    levels = [before << SYMBOL_BITS | after]
-    if wide:
-        pad = np.concatenate(([PAD] * REACH, tokens, [PAD] * REACH))
-        windows = sliding_window_view(pad, 2 * REACH)   # gap i: tokens i-3 .. i+2
-        # interned as Python tuples only once each (a file repeats most of its windows): a tuple per gap
-        # took 70 MB for a 5 MB file
-        first, inverse = _distinct_rows(windows)
-        intern = _wide.setdefault
-        ids = np.fromiter((intern(tuple(w), len(_wide)) for w in windows[first].tolist()), dtype=np.int64,
-                          count=len(first))
-        levels.append(ids[inverse])
-    return levels
+    return before << SYMBOL_BITS | after
 
 
-def _distinct_rows(windows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(the index of one row of each distinct row of `windows`, each row's distinct row number), for rows
-    of 2 * REACH symbol ids (each below 2**SYMBOL_BITS: three fit an int64)."""
-    a = windows[:, 0] << 2 * SYMBOL_BITS | windows[:, 1] << SYMBOL_BITS | windows[:, 2]
-    b = windows[:, 3] << 2 * SYMBOL_BITS | windows[:, 4] << SYMBOL_BITS | windows[:, 5]
-    order = np.lexsort((b, a))
-    a, b = a[order], b[order]
-    new = np.ones(len(order), dtype=bool)
-    new[1:] = (a[1:] != a[:-1]) | (b[1:] != b[:-1])
-    inverse = np.empty(len(order), dtype=np.int64)
-    inverse[order] = np.cumsum(new) - 1
-    return order[new], inverse
+# A wide (context, gap symbol) pair is one int64: the context's hash in the high 40 bits, the symbol text's
+# hash in the low 24, so that a context's pairs are neighbours in a sorted table (a folder of 5,000 files
+# has about 10 million contexts: a few dozen pairs of them may share 40 bits; a few hundred gap symbols, 24).
+_SYMBOL_PART = np.uint64((1 << 24) - 1)
+
+
+def wide_contexts(ids: np.ndarray) -> list[np.ndarray]:
+    """For each gap of a stream, per reach R of REACHES: a hash of the R tokens before it and the R after
+    it ('|' past the ends), in the high 40 bits of an int64 (the low 24 are zero)."""
+    tokens = symbol_hashes(ids[1::2])
+    pad = symbol_hashes(np.array([PAD]))[0]
+    out = []
+    with np.errstate(over="ignore"):
+        for reach in REACHES:
+            padded = np.concatenate((np.full(reach, pad), tokens, np.full(reach, pad)))
+            h = np.full(len(tokens) + 1, np.uint64(reach))
+            for j in range(2 * reach):   # gap i: tokens i-R .. i+R-1
+                h = h * _MULTIPLIER + padded[j:j + len(tokens) + 1]
+            out.append((h & ~_SYMBOL_PART).view(np.int64))
+    return out
+
+
+def _wide_keys(contexts: np.ndarray, symbol_hash: np.ndarray) -> np.ndarray:
+    """(wide context, gap symbol) pairs as one int64 each."""
+    return contexts | (symbol_hash & _SYMBOL_PART).view(np.int64)
+
+
+def wide_keys(ids: np.ndarray, contexts: list[np.ndarray] | None = None) -> list[np.ndarray]:
+    """Per level of REACHES, the (wide context, gap symbol) key of each gap of a stream (`ids`: its 2n+1
+    symbol ids; `contexts`: its `wide_contexts` when the caller has them). The same in every process."""
+    gap_hashes = symbol_hashes(ids[0::2])
+    return [_wide_keys(c, gap_hashes) for c in (wide_contexts(ids) if contexts is None else contexts)]
 
 
 class _Counts:
@@ -92,108 +133,165 @@ class _Counts:
         at = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
         return np.where(self.keys[at] == keys, self.counts[at], 0)
 
+    # Wide keys (_wide_keys): a context's keys are neighbours, from `context` to `context | _SYMBOL_PART`.
+
+    def spans(self, contexts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The rows [lo, hi) of the keys of each of the wide `contexts` (sorted ascending)."""
+        return (np.searchsorted(self.keys, contexts, side="left"),
+                np.searchsorted(self.keys, contexts | int(_SYMBOL_PART), side="right"))
+
+    def part(self, contexts: np.ndarray) -> tuple["_Counts", np.ndarray]:
+        """The counts of the keys of the wide `contexts` (sorted ascending) alone, a small table quick to
+        search for the rows of one file; and how many gaps each of the contexts has."""
+        lo, hi = self.spans(contexts)
+        sizes = hi - lo
+        starts = np.cumsum(sizes) - sizes
+        rows = np.repeat(lo - starts, sizes) + np.arange(sizes.sum())
+        out = _Counts(np.zeros(0, dtype=np.int64))
+        out.keys, out.counts = self.keys[rows], self.counts[rows]
+        cumulative = np.concatenate(([0], np.cumsum(out.counts)))
+        return out, cumulative[starts + sizes] - cumulative[starts]
+
 
 class StyleCounts:
-    """Gap symbol counts per context, at the narrow level and, when `wide`, the wide one too."""
+    """Gap symbol counts per context: the narrow one (a file's own counts), or when `wide`, each of
+    REACHES (a folder's; a context's total is the sum of its keys' counts)."""
 
-    def __init__(self, streams: list[list[str]] = (), wide: bool = False):
-        self.wide = wide
-        self._streams: list[list[np.ndarray]] = []   # per stream and level: (context, gap symbol) keys
+    def __init__(self, streams: list[list[str]] = (), wide: bool = False, shared: bool = False):
+        """`shared` (wide counts of a folder): keep only the contexts seen more than once. A context seen
+        once is only ever the gap under test's own, which is left out of its evidence: the folder's table
+        loses nothing and shrinks by half to three quarters."""
+        self.wide, self.shared = wide, shared
+        self._streams: list[list[np.ndarray]] = []   # per stream, per level: (context, symbol) keys
         self._tables = None
         for syms in streams:
             self.add(syms)
 
-    def add(self, syms: list[str]) -> np.ndarray:
-        """Count a stream's gaps (its 2n+1 symbols); its symbol ids."""
-        ids = symbol_ids(syms)
-        self.add_ids(ids)
-        return ids
+    @property
+    def levels(self) -> int:
+        return len(REACHES) if self.wide else 1
 
-    def add_ids(self, ids: np.ndarray) -> None:
-        gaps = ids[0::2]
-        self._streams.append([(c << SYMBOL_BITS | gaps, c) for c in contexts(ids, self.wide)])
-        self._tables = None
+    def add(self, syms: list[str]) -> None:
+        self.add_ids(symbol_ids(syms))
 
-    # Pickled (to a cluster worker: bin/rank --cluster --adapt folder) with its symbols and wide contexts
-    # spelled out, since the integer ids are this process's own; unpickling interns them anew.
+    def add_ids(self, ids: np.ndarray, contexts: list[np.ndarray] | None = None) -> None:
+        """Count a stream (`ids`: its 2n+1 symbol ids), whose contexts at this object's levels are
+        `contexts` when the caller has them."""
+        if self.wide:
+            self.add_keys(wide_keys(ids, contexts))
+        else:
+            self.add_keys([(narrow_contexts(ids) if contexts is None else contexts[0]) << SYMBOL_BITS | ids[0::2]])
+
+    def add_keys(self, keys: list[np.ndarray]) -> None:
+        """Count a stream's (context, gap symbol) keys, one array per level (`wide_keys`, for wide counts)."""
+        self._streams.append(keys)
+        self._tables = self._context_totals = None
+
+    # Pickled (to a cluster worker: bin/rank --cluster --adapt folder): wide keys are hashes of symbol
+    # texts, the same in every process; narrow keys hold this process's symbol ids, so they travel with
+    # the symbols they use and are interned anew.
     def __getstate__(self) -> dict:
-        narrow = [s[0][0] for s in self._streams]
-        wide = [s[1][0] for s in self._streams] if self.wide else []
-        used = np.unique(np.concatenate([k >> 2 * SYMBOL_BITS for k in narrow] + [k >> SYMBOL_BITS & _MASK for k in narrow]
-                                        + [k & _MASK for k in narrow + wide] + [np.zeros(0, np.int64)]))
-        windows = np.unique(np.concatenate([k >> SYMBOL_BITS for k in wide] + [np.zeros(0, np.int64)])).tolist()
-        tuples = list(_wide)   # id -> window, in id order
-        context = {c: tuples[c] for c in windows}
-        used = np.union1d(used, np.asarray([i for c in context.values() for i in c], dtype=np.int64))
-        names = list(_symbols)
-        return {"wide": self.wide, "narrow": narrow, "wide_keys": wide,
-                "symbols": {i: names[i] for i in used.tolist()}, "contexts": context}
+        state = {"wide": self.wide, "shared": self.shared, "keys": self._streams}
+        if not self.wide:
+            keys = [s[0] for s in self._streams] + [np.zeros(0, np.int64)]
+            used = np.unique(np.concatenate([k >> 2 * SYMBOL_BITS for k in keys] + [k >> SYMBOL_BITS & _MASK for k in keys]
+                                            + [k & _MASK for k in keys]))
+            names = list(_symbols)
+            state["symbols"] = {i: names[i] for i in used.tolist()}
+        return state
 
     def __setstate__(self, state: dict) -> None:
-        symbols, context = state["symbols"], state["contexts"]
+        self.wide, self.shared, self._streams = state["wide"], state["shared"], state["keys"]
+        self._tables = self._context_totals = None
+        if self.wide:
+            return
+        symbols = state["symbols"]
         to = np.zeros(max(symbols, default=0) + 1, dtype=np.int64)
         for old, name in symbols.items():
             to[old] = _intern(name)
-        windows = np.zeros(max(context, default=0) + 1, dtype=np.int64)
-        for old, window in context.items():
-            windows[old] = _wide.setdefault(tuple(to[list(window)].tolist()), len(_wide))
-        self.wide, self._tables, self._streams = state["wide"], None, []
-        for k, keys in enumerate(state["narrow"]):
-            ctx = to[keys >> 2 * SYMBOL_BITS] << SYMBOL_BITS | to[keys >> SYMBOL_BITS & _MASK]
-            levels = [(ctx << SYMBOL_BITS | to[keys & _MASK], ctx)]
-            if self.wide:
-                keys = state["wide_keys"][k]
-                ctx = windows[keys >> SYMBOL_BITS]
-                levels.append((ctx << SYMBOL_BITS | to[keys & _MASK], ctx))
-            self._streams.append(levels)
+        self._streams = [[(to[k >> 2 * SYMBOL_BITS] << SYMBOL_BITS | to[k >> SYMBOL_BITS & _MASK]) << SYMBOL_BITS
+                          | to[k & _MASK]] for (k,) in self._streams]
 
-    def tables(self) -> list[tuple[_Counts, _Counts]]:
-        """Per level: (counts of (context, symbol) keys, counts of contexts)."""
+    def tables(self) -> list[_Counts]:
+        """Per level: the counts of (context, symbol) keys."""
         if self._tables is None:
-            levels = 2 if self.wide else 1
-            self._tables = [
-                tuple(_Counts(np.concatenate([s[level][part] for s in self._streams] or [np.zeros(0, np.int64)]))
-                      for part in (0, 1))
-                for level in range(levels)]
+            self._tables = [_Counts(np.concatenate([s[level] for s in self._streams] or [np.zeros(0, np.int64)]))
+                            for level in range(self.levels)]
+            if self.shared:
+                for table in self._tables:
+                    _, starts, sizes = np.unique(table.keys >> 24, return_index=True, return_counts=True)
+                    once = np.repeat((sizes == 1) & (table.counts[starts] == 1), sizes)
+                    table.keys, table.counts = table.keys[~once], table.counts[~once]
         return self._tables
 
-    def count(self, ctx: tuple[str, str], symbol: str) -> int:
-        """How often `symbol` fills the gap between the two tokens of `ctx` (the narrow level)."""
-        key = (_intern(ctx[0]) << SYMBOL_BITS | _intern(ctx[1])) << SYMBOL_BITS | _intern(symbol)
-        return int(self.tables()[0][0].get(np.array([key]))[0])
+    def context_totals(self) -> _Counts:
+        """Narrow counts: how many gaps each context has (wide counts total a context by its keys' span)."""
+        if self._context_totals is None:
+            pairs = self.tables()[0]
+            out = self._context_totals = _Counts(np.zeros(0, dtype=np.int64))
+            out.keys, start = np.unique(pairs.keys >> SYMBOL_BITS, return_index=True)
+            out.counts = np.add.reduceat(pairs.counts, start) if len(start) else pairs.counts[:0]
+        return self._context_totals
+
+    _context_totals = None
+
+    def count(self, ctx: tuple[str, ...], symbol: str) -> int:
+        """How often `symbol` fills the gap between the tokens of `ctx`: (token before, token after), or
+        in wide counts the 2R tokens around it for one R of REACHES ('|' past the ends)."""
+        if not self.wide:
+            key = (_intern(ctx[0]) << SYMBOL_BITS | _intern(ctx[1])) << SYMBOL_BITS | _intern(symbol)
+            return int(self.tables()[0].get(np.array([key]))[0])
+        reach = len(ctx) // 2
+        ids = np.array([x for t in ctx for x in (PAD, _intern(t))] + [PAD], dtype=np.int64)
+        context = wide_contexts(ids)[REACHES.index(reach)][reach:reach + 1]
+        key = _wide_keys(context, symbol_hashes(np.array([_intern(symbol)])))
+        return int(self.tables()[REACHES.index(reach)].get(key)[0])
 
 
 class GapCache:
     def __init__(self, symbols: list[str], folder: StyleCounts | None = None,
                  exclude: StyleCounts | None = None):
-        """`symbols`: the file's alternating gap/token symbols (no '</s>'). `folder`: counts over the
-        folder's files; `exclude`: the part of them not to use (the file itself, or its near-duplicates)."""
+        """`symbols`: the file's alternating gap/token symbols (no '</s>'). `folder`: wide counts over the
+        folder's files; `exclude`: the part of them not to use (the file's near-duplicates, itself
+        included; None: the file itself, as `symbols` has it)."""
         ids = symbol_ids(symbols)
-        wide = folder is not None and folder.wide
         self.gap_ids = ids[0::2]
-        self.contexts = contexts(ids, wide)
-        self.own = StyleCounts(wide=wide)
-        self.own.add_ids(ids)
-        self.folder = folder
-        self.exclude = exclude if exclude is not None else self.own
+        self.narrow = narrow_contexts(ids)
+        self.own = StyleCounts()
+        self.own.add_ids(ids, [self.narrow])
+        self.wide = wide_contexts(ids) if folder is not None else []
+        if folder is not None and exclude is None:
+            exclude = StyleCounts(wide=True)
+            exclude.add_ids(ids, self.wide)
+        # per wide level: the parts of the folder's table (and of the excluded counts) this file's contexts
+        # use, and each gap's total
+        self.parts, self.wide_totals = [], []
+        for level, contexts in enumerate(self.wide):
+            distinct, where = np.unique(contexts, return_inverse=True)
+            (folder_part, folder_totals), (exclude_part, exclude_totals) = (
+                counts.tables()[level].part(distinct) for counts in (folder, exclude))
+            self.parts.append((folder_part, exclude_part))
+            # a context the folder kept as shared (StyleCounts.shared) only once is the file's own: 0 left
+            self.wide_totals.append(np.maximum(folder_totals - exclude_totals, 0)[where])
 
     def evidence(self, gaps: np.ndarray, symbols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(count, total) of symbol ids `symbols` in the contexts of gaps `gaps`, one column per level,
-        the gap's own observed symbol left out of its evidence."""
-        observed = self.gap_ids[gaps] == symbols
+        """(count, total) of symbol ids `symbols` in the contexts of gaps `gaps`, one column per level in
+        the order they apply: the folder's wide contexts (minus the excluded counts), then the file's own
+        narrow context with the gap's own observed symbol left out."""
         counts, totals = [], []
-        sources = [(self.own, 1)] + ([(self.folder, 1), (self.exclude, -1)] if self.folder is not None else [])
-        for level, ctx in enumerate(self.contexts):
-            c = ctx[gaps]
-            keys = c << SYMBOL_BITS | symbols
-            count = -observed.astype(np.int64)
-            total = np.full(len(gaps), -1, dtype=np.int64)
-            for source, sign in sources:
-                pairs, ctxs = source.tables()[level]
-                count = count + sign * pairs.get(keys)
-                total = total + sign * ctxs.get(c)
-            counts.append(count)
-            totals.append(total)
+        if self.wide:
+            symbol_hash = symbol_hashes(symbols)
+            for contexts, (folder_part, exclude_part), level_totals in zip(self.wide, self.parts, self.wide_totals):
+                total = level_totals[gaps]
+                seen = total > 0     # only contexts the folder has can count a symbol
+                keys = _wide_keys(contexts[gaps[seen]], symbol_hash[seen])
+                count = np.zeros(len(gaps), dtype=np.int64)
+                count[seen] = np.maximum(folder_part.get(keys) - exclude_part.get(keys), 0)
+                counts.append(count)
+                totals.append(total)
+        c = self.narrow[gaps]
+        counts.append(self.own.tables()[0].get(c << SYMBOL_BITS | symbols) - (self.gap_ids[gaps] == symbols))
+        totals.append(self.own.context_totals().get(c) - 1)
         return np.stack(counts, axis=1).astype(np.float64), np.stack(totals, axis=1).astype(np.float64)
 
     def adapted(self, gaps: np.ndarray, symbols: np.ndarray, lm_log10: np.ndarray, alpha: float) -> np.ndarray:

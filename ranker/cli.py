@@ -16,22 +16,25 @@ from pathlib import Path
 
 from formats.files import InputError, read_source
 from formats.sources import files_to_rank
+from lm.kenlm_tools import KenlmError
 from lm.model import LanguageModel, ModelError
 from parsing.schemes import DEFAULT_SCHEME, UnknownScheme, get_scheme
 from unnatural import cli
 from unnatural.signature import signature
 
 from .explain import explain_json, explain_lines
-from .folder import folder_style
+from .learn import METHODS, LearnConfig, Learned, learn
+from .learn import WEIGHT as LEARNED_WEIGHT
 from .rank import Style, rank_text
 from .score import Scorer
 
 COMMAND = "rank"
 DEFAULT_MODEL = f".models/default-{DEFAULT_SCHEME}-o6.bin"
-# Weight of the project model in the interpolation, chosen on codrep2019/validation by overall MRR over
-# 0.1, 0.3, 0.5 (docs/codrep2019.md).
+# Weight of a given project model (--project-model) in the interpolation, chosen on codrep2019/validation by
+# overall MRR over 0.1, 0.3, 0.5 (docs/codrep2019.md); a learned one (--adapt project) has its own
+# (ranker/learn.py, chosen on the detection development sets).
 PROJECT_WEIGHT = 0.3
-ADAPT = ("file", "folder", "folder-strict", "none")
+ADAPT = METHODS
 
 
 @dataclass(frozen=True)
@@ -45,12 +48,15 @@ class RankConfig:
     json: bool = False
     max_bytes: int | None = cli.MAX_BYTES
 
+    def learning(self) -> LearnConfig:
+        return LearnConfig(self.adapt, weight=self.project_weight)
+
     def signature(self, lm: LanguageModel) -> str:
         project = [("project", f"{Path(self.project_model).name}@{self.project_weight}")] if self.project_model else []
-        return signature(COMMAND, [*lm.describe(), *project, ("adapt", self.adapt), ("method", "repair")])
+        return signature(COMMAND, [*lm.describe(), *project, *self.learning().fields(), ("method", "repair")])
 
 
-_worker: dict = {}   # per process: scorer, scheme, config, folder style; set before forking
+_worker: dict = {}   # per process: config, scheme, what was learned; set before forking
 
 
 def parser() -> cli.ArgumentParser:
@@ -61,11 +67,14 @@ def parser() -> cli.ArgumentParser:
                   "on first use")
     p.add_argument("--project-model", type=Path, default=None,
                    help="a model of the project's own code, interpolated with --model")
-    p.add_argument("--project-weight", type=cli.weight, default=PROJECT_WEIGHT,
-                   help=f"weight of the project model, in [0, 1) (default {PROJECT_WEIGHT})")
+    p.add_argument("--project-weight", type=cli.weight, default=None,
+                   help=f"weight of the project model, in [0, 1) (default {PROJECT_WEIGHT}; learned by --adapt "
+                        f"project: {LEARNED_WEIGHT})")
     p.add_argument("--adapt", choices=ADAPT, default="file",
-                   help="style learned without labels: from the file itself (default), from every file of "
-                        "the folder too, the same minus the file's near-duplicates (folder-strict), or none")
+                   help="style learned without labels: from the file itself (default); from every file given "
+                        "too (folder), the same minus the file's near-duplicates (folder-strict); from a model of "
+                        "the other files interpolated with --model (project), both (folder+project); or none "
+                        "(docs/detection.md compares them)")
     p.add_argument("--explain", action="store_true", help="print the top findings per file, linter style")
     p.add_argument("--json", action="store_true", help="with --explain: one JSON object per finding")
     cli.add_top(p, "print only the K best offsets (with --explain: findings; default 3)")
@@ -99,7 +108,7 @@ def load(cfg: RankConfig) -> tuple[Scorer, LanguageModel]:
 def _set_up(cfg: RankConfig, styles) -> None:
     """Make this process ready to rank: a cluster worker, once (forked workers inherit the parent's)."""
     scorer, lm = load(cfg)
-    _worker.update(cfg=cfg, scorer=scorer, scheme=get_scheme(lm.scheme), styles=styles)
+    _worker.update(cfg=cfg, scheme=get_scheme(lm.scheme), learned=Learned(cfg.learning(), scorer, styles))
 
 
 def _on_cluster(files: list[str], address: str, cfg: RankConfig, styles):
@@ -118,8 +127,8 @@ def _rank_one(path: str):
         text = read_source(Path(path), cfg.max_bytes)
     except InputError as e:
         return None, str(e)
-    style = _worker["styles"](path) if _worker.get("styles") else Style()
-    return rank_source(text, path, cfg, _worker["scorer"], _worker["scheme"], style)
+    learned: Learned = _worker["learned"]
+    return rank_source(text, path, cfg, learned.scorer(path), _worker["scheme"], learned.style(path))
 
 
 def rank_source(text: str, path: str, cfg: RankConfig, scorer: Scorer, scheme, style: Style = Style()):
@@ -139,11 +148,18 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     if args.json and not args.explain:
         p.error("--json goes with --explain (the rankings have one format, CodRep 2019's)")
-    if args.project_model is None and args.project_weight != PROJECT_WEIGHT:
-        p.error("--project-weight goes with --project-model")
+    learns_project = LearnConfig(args.adapt).project
+    if args.project_model is None and not learns_project and args.project_weight is not None:
+        p.error("--project-weight goes with --project-model or an --adapt that learns a project model")
+    if learns_project and args.project_model:
+        p.error(f"--adapt {args.adapt} learns a project model; it cannot take --project-model too")
+    if learns_project and args.cluster:
+        p.error(f"--adapt {args.adapt} learns its project models here; it cannot rank with --cluster")
+    weight = args.project_weight if args.project_weight is not None else (
+        LEARNED_WEIGHT if learns_project else PROJECT_WEIGHT)
     try:   # what is fatal first: then every input is checked against a model that works
         cfg = RankConfig(str(ensure_default_model(args.model)),
-                         str(args.project_model) if args.project_model else None, args.project_weight,
+                         str(args.project_model) if args.project_model else None, weight,
                          args.adapt, args.top, args.explain, args.json, args.max_bytes)
         if args.cluster:   # the workers load the model
             lm = LanguageModel(cfg.model)
@@ -164,15 +180,20 @@ def main(argv=None) -> int:
             cli.warning(COMMAND, e)
             status = cli.EXIT_FINDINGS
     scheme = get_scheme(lm.scheme)
-    styles = folder_style(files, scheme, strict=cfg.adapt == "folder-strict",
-                                                max_bytes=cfg.max_bytes) if cfg.adapt.startswith("folder") else None
+    if args.cluster:   # the folder's counts go to the workers; each loads the model itself
+        learned = learn(files, lm, cfg.learning(), max_bytes=cfg.max_bytes)
+    else:
+        try:
+            learned = learn(files, lm, cfg.learning(), scorer, args.workers, max_bytes=cfg.max_bytes)
+        except (KenlmError, OSError) as e:
+            raise cli.CommandError(f"learning a project model: {e}") from None
     print(cfg.signature(lm), file=sys.stderr)
     out = sys.stdout
     sys.stderr.flush()
     if args.cluster:
-        results = _on_cluster(files, args.cluster, cfg, styles)
+        results = _on_cluster(files, args.cluster, cfg, learned.styles)
     else:
-        _worker.update(cfg=cfg, scorer=scorer, scheme=scheme, styles=styles)
+        _worker.update(cfg=cfg, scheme=scheme, learned=learned)
         if args.workers <= 1 or len(files) <= 1:   # one file (an editor, a hook): no worker to fork
             results = map(_rank_one, files)
         else:

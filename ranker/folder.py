@@ -1,7 +1,9 @@
 """Folder adaptation: the style of every file the ranker is given, learned without labels."""
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
+from functools import partial
 from pathlib import Path
 
 from formats.codrep2019 import near_duplicate_key
@@ -10,39 +12,54 @@ from parsing.grammar import release_freed_memory
 from parsing.java import tokenize
 from parsing.schemes import Scheme
 
-from .cache import StyleCounts
+from .cache import StyleCounts, symbol_ids, wide_keys
 from .rank import Style
 from .habits import HabitCounts
 
 
-def folder_style(paths: list[str], scheme: Scheme, strict: bool, max_bytes: int | None = None):
-    """A function path -> Style: the folder's gap counts, minus the file itself (it counts on its own,
-    leave-one-out) or, when strict, minus every near-duplicate of it (identical without whitespace).
+def _learn_file(scheme: Scheme, strict: bool, max_bytes: int | None, path: str):
+    """A file's wide (context, gap symbol) keys per level, its whitespace habits and, when `strict`, the
+    hash of its text without whitespace; None when it cannot be read (it is reported when ranked)."""
+    try:
+        text = read_source(Path(path), max_bytes)
+    except InputError:
+        return None
+    stream = tokenize(text)
+    syms, _, unit = scheme.walk(stream)
+    duplicate = hashlib.sha1(near_duplicate_key(text.encode("utf-8"))).digest() if strict else None
+    return wide_keys(symbol_ids(syms)), HabitCounts.of(stream.gap_texts, unit), duplicate
 
-    Memory: a file's own counts are not kept (the ranker counts the file again, GapCache.own, and takes
-    them off), only the folder's and, when strict, each group's; the folder's count tables are built
-    here, once, before bin/rank forks its workers (they share them), and what reading the files freed is
-    given back to the system first (a folder holding a 5 MB file: bin/rank's peak 581 -> 491 MB)."""
-    folder = StyleCounts(wide=True)
+
+def folder_style(paths: list[str], scheme: Scheme, strict: bool, workers: int = 1, max_bytes: int | None = None):
+    """A function path -> Style: the folder's wide-context gap counts (ranker/cache.py) and whitespace
+    habits, minus the file itself (it counts on its own, leave-one-out) or, when strict, minus every
+    near-duplicate of it (identical without whitespace). `workers` processes read the files.
+
+    Memory: a file's own counts are not kept (the ranker counts the file again, GapCache, and takes them
+    off), only the folder's, keeping only the contexts seen more than once (StyleCounts.shared), and, when
+    strict, each group's; the count tables are built here, once, before bin/rank forks its workers (they
+    share them), and what reading the files freed is given back to the system first."""
+    learn_file = partial(_learn_file, scheme, strict, max_bytes)
+    if workers > 1 and len(paths) > 1:
+        from unnatural.parallel import ordered_map
+        learned = ordered_map(learn_file, paths, workers)
+    else:
+        learned = map(learn_file, paths)
+    folder = StyleCounts(wide=True, shared=True)
     habits = HabitCounts.of([], None)
     own_habits: dict[str, HabitCounts] = {}
     group_of: dict[str, bytes] = {}
     groups: dict[bytes, StyleCounts] = defaultdict(lambda: StyleCounts(wide=True))
-    for p in paths:
-        try:
-            text = read_source(Path(p), max_bytes)
-        except InputError:
-            continue    # reported when the file itself is ranked
-        stream = tokenize(text)
-        syms, _, unit = scheme.walk(stream)
-        ids = folder.add(syms)
-        own_habits[p] = HabitCounts.of(stream.gap_texts, unit)
+    for p, result in zip(paths, learned):
+        if result is None:
+            continue
+        keys, own_habits[p], duplicate = result
+        folder.add_keys(keys)
         habits = habits + own_habits[p]
         if strict:
-            key = near_duplicate_key(text.encode("utf-8"))
-            group_of[p] = key
-            groups[key].add_ids(ids)
-        del stream, syms, text
+            group_of[p] = duplicate
+            groups[duplicate].add_keys(keys)
+        del keys, result
     release_freed_memory()
     folder.tables()
     for group in groups.values():
@@ -51,6 +68,6 @@ def folder_style(paths: list[str], scheme: Scheme, strict: bool, max_bytes: int 
     def style(path: str) -> Style:
         if path not in own_habits:   # not read here: nothing of it to take off
             return Style(folder, StyleCounts(wide=True), habits)
-        exclude = groups[group_of[path]] if strict else None   # None: the file's own counts (GapCache.own)
+        exclude = groups[group_of[path]] if strict else None   # None: the file's own counts (GapCache)
         return Style(folder, exclude, habits - own_habits[path])
     return style

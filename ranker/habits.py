@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain
 
 import numpy as np
 
@@ -63,7 +64,8 @@ def habits(gap: str, unit: str | None) -> tuple[int, int, int, int]:
 
 def habit_values(gaps, unit: str | None) -> np.ndarray:
     """The variables of each gap text, one row per gap."""
-    return np.array([habits(g, unit) for g in gaps], dtype=np.int64).reshape(-1, len(PRIORS))
+    return np.fromiter(chain.from_iterable(habits(g, unit) for g in gaps), dtype=np.int64,
+                       count=len(PRIORS) * len(gaps)).reshape(-1, len(PRIORS))
 
 
 @dataclass(frozen=True)

@@ -89,7 +89,10 @@ def run_rank(argv):
     from ranker.cli import main as rank_main
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
-        code = rank_main(argv)
+        try:
+            code = rank_main(argv)
+        except SystemExit as e:   # argparse's usage errors
+            code = e.code
     return code, out.getvalue(), err.getvalue()
 
 

@@ -15,6 +15,7 @@ import numpy as np
 from parsing.java import tokenize
 from parsing.schemes import gap_symbol
 from parsing.style import mixed
+from ranker.cache import REACHES
 from ranker.habits import ENDING, ENDINGS, HEADS, PRIORS, STRENGTH
 from ranker.repairs import FIRST, LAST, gap_edits, joinable
 from ranker.score import next_newline_gaps
@@ -52,12 +53,15 @@ def gap_context(symbols, k):
     return (symbols[k - 1] if k else "<s>", symbols[k + 1] if k + 1 < len(symbols) else "</s>")
 
 
-def wide_context(symbols, k, reach=3):
+def wide_context(symbols, k, reach):
+    """The `reach` tokens before gap symbol k and the `reach` after it, '|' past the ends."""
     n = len(symbols)
     return tuple(symbols[j] if 0 <= j < n else "|" for j in range(k - 2 * reach + 1, k + 2 * reach, 2))
 
 
 class StyleCounts:
+    """Narrow counts (token before, token after), or wide ones (one table per reach of REACHES)."""
+
     def __init__(self, streams=(), wide=False):
         self.counts = defaultdict(Counter)
         self.totals = Counter()
@@ -65,9 +69,12 @@ class StyleCounts:
         for syms in streams:
             self.add(syms)
 
+    def contexts(self, syms, k):
+        return [(r, wide_context(syms, k, r)) for r in REACHES] if self.wide else [gap_context(syms, k)]
+
     def add(self, syms):
         for k in range(0, len(syms), 2):
-            for ctx in ([gap_context(syms, k), wide_context(syms, k)] if self.wide else [gap_context(syms, k)]):
+            for ctx in self.contexts(syms, k):
                 self.counts[ctx][syms[k]] += 1
                 self.totals[ctx] += 1
 
@@ -77,28 +84,27 @@ class StyleCounts:
 
 
 class GapCache:
+    """The folder's wide counts (minus `exclude`) as the prior, then the file's own narrow counts, the
+    observed gap left out."""
+
     def __init__(self, symbols, folder=None, exclude=None):
         self.symbols = symbols
-        self.own = StyleCounts([symbols], wide=folder is not None and folder.wide)
+        self.own = StyleCounts([symbols])
         self.folder = folder
-        self.exclude = exclude if exclude is not None else self.own
-
-    def _evidence(self, ctx, symbol, observed):
-        count = self.own.count(ctx, symbol) - observed
-        total = self.own.totals[ctx] - 1
-        if self.folder is not None:
-            count += self.folder.count(ctx, symbol) - self.exclude.count(ctx, symbol)
-            total += self.folder.totals[ctx] - self.exclude.totals[ctx]
-        return count, total
+        self.exclude = exclude if exclude is not None else StyleCounts(wide=True)
 
     def adapted(self, gap, symbol, lm_log10, alpha):
         k = 2 * gap
-        observed = symbol == self.symbols[k]
-        count, total = self._evidence(gap_context(self.symbols, k), symbol, observed)
-        p = (count + alpha * 10.0 ** lm_log10) / (total + alpha)
-        if self.own.wide:
-            count, total = self._evidence(wide_context(self.symbols, k), symbol, observed)
-            p = (count + alpha * p) / (total + alpha)
+        p = 10.0 ** lm_log10
+        if self.folder is not None:
+            for ctx in self.folder.contexts(self.symbols, k):
+                count = self.folder.count(ctx, symbol) - self.exclude.count(ctx, symbol)
+                total = self.folder.totals[ctx] - self.exclude.totals[ctx]
+                p = (count + alpha * p) / (total + alpha)
+        ctx = gap_context(self.symbols, k)
+        count = self.own.count(ctx, symbol) - (symbol == self.symbols[k])
+        total = self.own.totals[ctx] - 1
+        p = (count + alpha * p) / (total + alpha)
         return math.log10(p)
 
 

@@ -98,26 +98,32 @@ def test_shards_are_consecutive_and_balanced_by_bytes():
     assert [s.bytes for s in cut(entries, workers=1, most=10)] == [10, 10, 40, 10, 10]   # a larger file alone
 
 
-def test_style_counts_pickle_by_symbol_into_another_process(tmp_path):
-    """A folder's style counts go to cluster workers pickled: their integer ids are the sending process's
-    own, so they travel as symbols and are interned anew."""
+@pytest.mark.parametrize("wide", [False, True])
+def test_style_counts_pickle_by_symbol_into_another_process(tmp_path, wide):
+    """A folder's style counts go to cluster workers pickled: narrow keys hold the sending process's own
+    integer ids, so they travel as symbols and are interned anew; wide keys are hashes of the symbols'
+    texts, the same in every process."""
     from parsing.java import tokenize
     from parsing.schemes import get_scheme
-    from ranker.cache import StyleCounts, symbol_ids
+    from ranker.cache import REACHES, StyleCounts, symbol_ids
     scheme = get_scheme("kind-units")
     streams = [scheme.symbols(tokenize(t)) for t in TINY_JAVA.values()]
     symbol_ids(["x", "y", "z"] + streams[2])   # ids this process has, and the other will not
-    counts = StyleCounts(streams, wide=True)
+    counts = StyleCounts(streams, wide=wide)
     (tmp_path / "counts.pickle").write_bytes(pickle.dumps(counts))
-    probes = sorted({((syms[i - 1] if i else "<s>"), (syms[i + 1] if i + 1 < len(syms) else "</s>"), syms[i])
-                     for syms in streams for i in range(0, len(syms), 2)})
-    here = [counts.count((a, b), s) for a, b, s in probes]
+
+    def context(syms, i):
+        if wide:   # the tokens a side of the first wide level, '|' past the ends
+            return tuple(syms[j] if 0 <= j < len(syms) else "|" for j in range(i - 2 * REACHES[0] + 1, i + 2 * REACHES[0], 2))
+        return (syms[i - 1] if i else "<s>"), (syms[i + 1] if i + 1 < len(syms) else "</s>")
+    probes = sorted({(context(syms, i), syms[i]) for syms in streams for i in range(0, len(syms), 2)})
+    here = [counts.count(tuple(ctx), s) for ctx, s in probes]
     code = ("import pickle, sys, json\n"
             "from ranker.cache import symbol_ids\n"
             "symbol_ids(['other', 'symbols', 'first'])\n"
             f"counts = pickle.loads(open({str(tmp_path / 'counts.pickle')!r}, 'rb').read())\n"
             f"probes = json.loads({json.dumps(probes)!r})\n"
-            "print(json.dumps([counts.count((a, b), s) for a, b, s in probes]))\n")
+            "print(json.dumps([counts.count(tuple(c), s) for c, s in probes]))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True,
                          env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert json.loads(out.stdout) == here and sum(here) > len(here)

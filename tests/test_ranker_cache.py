@@ -8,7 +8,7 @@ from lm.model import LanguageModel
 from parsing.java import tokenize
 from parsing.offsets import line_col
 from parsing.schemes import get_scheme
-from ranker.cache import GapCache, symbol_ids
+from ranker.cache import REACHES, GapCache, StyleCounts, symbol_ids
 from ranker.explain import show_gap
 from ranker.folder import folder_style
 from ranker.score import Scorer, score_stream
@@ -37,6 +37,13 @@ def test_cache_leaves_the_observed_gap_out():
     assert (10 ** adapted).tolist() == pytest.approx([0.01 / 4, 3.01 / 4, 2.01 / 4])
 
 
+def wide(text, before, after, reach):
+    """The wide context (`reach` tokens a side) of the first gap between token symbols `before` and `after`."""
+    s = syms(text)
+    k = next(k for k in range(2, len(s) - 1, 2) if (s[k - 1], s[k + 1]) == (before, after))
+    return tuple(s[j] if 0 <= j < len(s) else "|" for j in range(k - 2 * reach + 1, k + 2 * reach, 2))
+
+
 def test_folder_counts_add_evidence_and_strict_drops_near_duplicates(tmp_path):
     a = "class A { void g() { f(x); } }"
     a_copy = "class A {  void g() { f(x); } }"   # a near-duplicate of a (whitespace only)
@@ -47,14 +54,74 @@ def test_folder_counts_add_evidence_and_strict_drops_near_duplicates(tmp_path):
         paths.append(str(tmp_path / name))
     loose = folder_style(paths, KIND, strict=False)(paths[0])
     strict = folder_style(paths, KIND, strict=True)(paths[0])
-    ctx = ("(", "ID")
-    # loose: the folder minus a itself = a_copy + b (a's own counts: the ones the cache makes of the file);
-    # strict: minus a and a_copy = b only
-    assert loose.exclude is None
-    own = GapCache(KIND.symbols(tokenize(a)), loose.folder, loose.exclude).exclude
-    assert loose.folder.count(ctx, "·") - own.count(ctx, "·") == 1
-    assert strict.folder.count(ctx, "·") - strict.exclude.count(ctx, "·") == 0
-    assert strict.folder.count(ctx, "·s1") - strict.exclude.count(ctx, "·s1") == 1
+    own_a = StyleCounts([syms(a)], wide=True)
+    for reach in REACHES:
+        ctx = wide(a, "(", "ID", reach)
+        assert ctx == wide(b, "(", "ID", reach)   # the same construct, written apart in b
+        assert loose.folder.count(ctx, "·") == 2 and loose.folder.count(ctx, "·s1") == 1
+        # loose: the folder minus a itself (GapCache counts it: exclude None) = a_copy + b; strict: minus a
+        # and a_copy = b only
+        assert loose.exclude is None
+        assert loose.folder.count(ctx, "·") - own_a.count(ctx, "·") == 1
+        assert strict.folder.count(ctx, "·") - strict.exclude.count(ctx, "·") == 0
+        assert strict.folder.count(ctx, "·s1") - strict.exclude.count(ctx, "·s1") == 1
+    # the narrow context is the file's own business: the folder does not count it
+    with pytest.raises(ValueError):
+        loose.folder.count(("(", "ID"), "·")
+
+
+def test_shared_folder_counts_drop_only_contexts_seen_once():
+    """A context seen once in the whole folder is only ever the gap under test's own (left out of its
+    evidence): dropping it changes no evidence, with the file itself excluded as GapCache does by default."""
+    texts = ["class A { void g() { f( x ); } int y; }", "class B { void g() { f( x ); } long z; }",
+             "class C { void g() { f(x); } }"]
+    full, shared = StyleCounts([syms(t) for t in texts], wide=True), StyleCounts([syms(t) for t in texts], wide=True, shared=True)
+    assert sum(len(t.keys) for t in shared.tables()) < sum(len(t.keys) for t in full.tables())
+    ctx = wide(texts[0], "(", "ID", REACHES[0])
+    assert shared.count(ctx, "·s1") == full.count(ctx, "·s1") == 2
+    ctx = wide(texts[0], "ID", ";", REACHES[-1])   # 'int y;' only A has
+    assert full.count(ctx, "·") == 1 and shared.count(ctx, "·") == 0
+    for text in texts:
+        s = syms(text)
+        gaps = np.arange(len(s) // 2)
+        for symbol in ("·", "·s1", "∅"):
+            ids = symbol_ids([symbol] * len(gaps))
+            expected = GapCache(s, full, StyleCounts([s], wide=True)).evidence(gaps, ids)
+            got = GapCache(s, shared).evidence(gaps, ids)
+            assert all(np.array_equal(e, g) for e, g in zip(expected, got))
+
+
+def test_folder_counts_are_the_prior_of_the_files_own(tmp_path):
+    """Level by level: the folder's wide counts (the file itself left out) move the n-gram probability,
+    widest context last, then the file's own narrow counts (its observed gap left out) move that."""
+    import reference_ranker
+    texts = ["class A { void g() { f( x ); } void k() { f( x ); } void m() { f( x ); } }",
+             "class B { void g() { f( x ); } }",
+             "class C { void g() { f(x); } void k() { f(x); } void m() { f(x); } }"]
+    paths = []
+    for i, text in enumerate(texts):
+        (tmp_path / f"{i}.java").write_text(text)
+        paths.append(str(tmp_path / f"{i}.java"))
+    style = folder_style(paths, KIND, strict=False)(paths[2])
+    s = syms(texts[2])
+    others = reference_ranker.StyleCounts([syms(t) for t in texts[:2]], wide=True)
+    cache = GapCache(s, style.folder, style.exclude)
+    k = [k for k in range(2, len(s) - 1, 2) if (s[k - 1], s[k + 1]) == ("(", "ID")][-1]   # the last f(x)
+    p = 0.01
+    adapted = cache.adapted(np.array([k // 2] * 2), symbol_ids(["·", "·s1"]), np.full(2, math.log10(p)), 1.0)
+    expected = []
+    for symbol, own in (("·", 2), ("·s1", 0)):    # the file's other two f(x) write '·'
+        q = p
+        seen = []
+        for ctx in others.contexts(s, k):
+            seen.append(others.count(ctx, symbol))
+            q = (seen[-1] + q) / (others.totals[ctx] + 1)
+        expected.append((own + q) / (2 + 1))
+        # the other files write f( x ): all four in the last f(x)'s 4-token context, the last call of each
+        # file in its 6-token one (the file ends after it), only A's last in its 8-token one
+        assert REACHES == (4, 6, 8)
+        assert seen == ([0, 0, 0] if symbol == "·" else [4, 2, 1])
+    assert (10 ** adapted).tolist() == pytest.approx(expected)
 
 
 @pytest.mark.parametrize("gap, shown", [("", "∅"), (" ", "␣"), ("\n\t  ", "↵⇥␣␣"), ("\r\n", "␍↵")])
