@@ -24,6 +24,7 @@ from pathlib import Path
 
 from ranker.cli import DEFAULT_MODEL
 from check.calibration import BUDGETS, CALIBRATION, SENSITIVITIES, fit
+from check.cli import DEFAULT_LEARN, LEARN
 from formats.codrep2019 import original_texts, read_jsonl
 from formats.files import read_source
 from unnatural import ROOT, cli
@@ -71,13 +72,18 @@ def make_repo(folder: Path, dest: Path) -> Repo:
     return Repo(folder.name, dest, answers, texts, clean, lines, bool(meta["config"].get("held_out", False)))
 
 
-def run_check(repo: Repo, args: list[str], workers: int) -> list[dict]:
+def run_check(repo: Repo, args: list[str], workers: int, learn: str | None = None) -> list[dict]:
+    """bin/check's JSON findings on `repo` (`learn`: its --learn; None: its default)."""
     proc = subprocess.run([str(ROOT / "bin" / "check"), "--format", "json", "--quiet", "--workers", str(workers),
-                           *args, str(repo.root)], capture_output=True, text=True)
+                           *_learning(learn), *args, str(repo.root)], capture_output=True, text=True)
     if proc.returncode not in (0, 1):
         tail = proc.stderr.strip().splitlines()
         raise cli.CommandError(f"bin/check failed on {repo.name}: {tail[-1] if tail else proc.returncode}")
     return [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+
+
+def _learning(learn: str | None) -> list[str]:
+    return ["--learn", learn] if learn else []
 
 
 def _right(repo: Repo, f: dict, found: set[str]) -> bool:
@@ -89,12 +95,13 @@ def _right(repo: Repo, f: dict, found: set[str]) -> bool:
     return False
 
 
-def calibrate(repos: list[Repo], workers: int, model_name: str) -> None:
+def calibrate(repos: list[Repo], workers: int, model_name: str, learn: str | None = None) -> None:
     labelled, lines = [], 0
     with open(WORK / "calibration-findings.jsonl", "w") as keep:   # for a look at what was labelled how
         for repo in repos:
             found: set[str] = set()
-            for f in run_check(repo, ["--min-score", str(MIN_SCORE), "--max-findings", str(CAL_FINDINGS)], workers):
+            for f in run_check(repo, ["--min-score", str(MIN_SCORE), "--max-findings", str(CAL_FINDINGS)], workers,
+                                 learn):
                 path = str(Path(f["path"]).absolute())
                 labelled.append((f["rule"], f["score"], _right(repo, f, found), path in repo.clean))
                 keep.write(json.dumps({**f, "set": repo.name, "right": labelled[-1][2], "clean": labelled[-1][3]}) + "\n")
@@ -103,7 +110,8 @@ def calibrate(repos: list[Repo], workers: int, model_name: str) -> None:
               file=sys.stderr)
     cal = fit(labelled, lines, model=model_name,
               measured={"sets": [r.name for r in repos], "findings": len(labelled), "clean_lines": lines,
-                        "min_score": MIN_SCORE, "findings_per_file": CAL_FINDINGS, "budgets": BUDGETS})
+                        "min_score": MIN_SCORE, "findings_per_file": CAL_FINDINGS, "budgets": BUDGETS,
+                        "learn": learn or DEFAULT_LEARN})
     cal.save(CALIBRATION)
     print(f"calibration: {CALIBRATION.relative_to(ROOT)}: cut-offs {cal.cutoffs}", file=sys.stderr)
 
@@ -135,8 +143,8 @@ class Outcome:
         return 1000 * self.false_clean / self.clean_lines
 
 
-def evaluate(repo: Repo, sensitivity: str, workers: int) -> Outcome:
-    findings = run_check(repo, ["--sensitivity", sensitivity, "--fix"], workers)
+def evaluate(repo: Repo, sensitivity: str, workers: int, learn: str | None = None) -> Outcome:
+    findings = run_check(repo, ["--sensitivity", sensitivity, "--fix"], workers, learn)
     found: set[str] = set()
     right = sum(_right(repo, f, found) for f in findings)
     false_clean = sum(1 for f in findings if str(Path(f["path"]).absolute()) in repo.clean)
@@ -179,7 +187,7 @@ def write_docs(path: Path, lines: list[str], marker: str = "check-bench") -> Non
 SPEED_SOURCE = ROOT / "corpora" / "jdk17-src.zip"
 
 
-def speed(count: int, workers: int) -> list[str]:
+def speed(count: int, workers: int, learn: str | None = None) -> list[str]:
     """bin/check (with its default settings: a learning pass when it learns) against bin/rank on the first `count` Java files of the JDK's
     sources, laid out as a repository: seconds and cost per character of each, and their ratio."""
     import time
@@ -199,7 +207,7 @@ def speed(count: int, workers: int) -> list[str]:
     out = ["| command | files | characters | seconds | µs per character | against bin/rank |", "|---|---:|---:|---:|---:|---:|"]
     base = None
     for name, argv in (("bin/rank", ["rank", "--workers", str(workers)]),
-                       ("bin/check", ["check", "--quiet", "--format", "json", "--workers", str(workers)])):
+                       ("bin/check", ["check", "--quiet", "--format", "json", "--workers", str(workers), *_learning(learn)])):
         t0 = time.perf_counter()
         proc = subprocess.run([str(ROOT / "bin" / argv[0]), *argv[1:], str(folder)], stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, text=True)
@@ -221,6 +229,8 @@ def parser() -> cli.ArgumentParser:
     p.add_argument("--speed", type=cli.positive_int, metavar="N", default=None,
                    help="instead: time bin/check against bin/rank on N files of the JDK's sources")
     p.add_argument("--docs", type=Path, default=None, help="write the table into this Markdown file")
+    p.add_argument("--learn", choices=LEARN, default=None,
+                   help=f"bin/check's --learn in every run (default: bin/check's own, {DEFAULT_LEARN})")
     cli.add_workers(p)
     return p
 
@@ -229,8 +239,8 @@ def parser() -> cli.ArgumentParser:
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
     if args.speed:
-        lines = speed(args.speed, args.workers) + ["", signature(COMMAND, [("speed", args.speed),
-                                                                       ("workers", args.workers)])]
+        lines = speed(args.speed, args.workers, args.learn) + ["", signature(COMMAND, [
+            ("speed", args.speed), ("workers", args.workers), ("learn", args.learn or DEFAULT_LEARN)])]
         print("\n".join(lines))
         if args.docs:
             write_docs(args.docs, lines, "check-speed")
@@ -242,13 +252,14 @@ def main(argv=None) -> int:
         raise cli.CommandError(f"no detection sets under {DEVSETS}: run 'make devsets'")
     if args.calibrate:
         repos = [make_repo(f, WORK / f.name) for f in folders]
-        calibrate([r for r in repos if not r.held_out], args.workers, Path(DEFAULT_MODEL).name)
+        calibrate([r for r in repos if not r.held_out], args.workers, Path(DEFAULT_MODEL).name, args.learn)
     rows = []
     for s in args.sensitivity or SENSITIVITIES:
         for f in folders:
-            rows.append(evaluate(make_repo(f, WORK / f.name), s, args.workers))
+            rows.append(evaluate(make_repo(f, WORK / f.name), s, args.workers, args.learn))
             print(f"{f.name} {s}: precision {rows[-1].precision:.3f} recall {rows[-1].recall:.3f}", file=sys.stderr)
     lines = table(rows) + ["", signature(COMMAND, [("sets", len(folders)), ("workers", args.workers),
+                                                   ("learn", args.learn or DEFAULT_LEARN),
                                                    ("calibration", CALIBRATION.name)])]
     print("\n".join(lines))
     if args.docs:

@@ -18,11 +18,11 @@ from pathlib import Path
 from tqdm import tqdm
 
 from formats.files import InputError, read_source
+from lm.kenlm_tools import KenlmError
 from lm.model import LanguageModel
 from parsing.schemes import UnknownScheme, get_scheme
 from ranker.cli import DEFAULT_MODEL, RankConfig, ensure_default_model, load
-from ranker.folder import folder_style
-from ranker.rank import Style
+from ranker.learn import LearnConfig, Learned, learn
 from unnatural import cli
 from unnatural.signature import signature
 
@@ -33,22 +33,27 @@ from .output import add_arguments as add_output_arguments, options_for, reporter
 from .report import summary_line
 
 COMMAND = "check"
-LEARN = ("folder", "none")   # how the repository's style is learned (--no-learn: none)
+# How the repository's style is learned (--no-learn: none), as ranker/learn.py's methods: none checks each
+# file with its own style (file adaptation); folder puts the other files' counts beneath it; project
+# interpolates the model with one of the repository's other files (left out by folds).
+LEARN = {"none": "file", "folder": "folder", "project": "project", "folder+project": "folder+project"}
 DEFAULT_LEARN = "none"   # until a learning method beats the file alone on the detection sets (docs/check.md)
 
-_worker: dict = {}   # per process: scorer, scheme, config, calibration, styles; set before forking
+_worker: dict = {}   # per process: scorer, scheme, config, calibration, what was learned; set before forking
 
 
 @dataclass(frozen=True)
 class CheckRun:
     """What a run is (its signature line): the model, how it learns, and what it reports."""
     model: str
-    learn: str
+    learn: LearnConfig
     report: str     # 'sensitivity:medium', 'confidence:0.9' or 'min-score:2.0'
     calibration: str
 
     def signature(self, lm: LanguageModel) -> str:
-        return signature(COMMAND, [*lm.describe(), ("learn", self.learn), ("report", self.report),
+        name = next(k for k, v in LEARN.items() if v == self.learn.method)
+        project = self.learn.fields()[1:]   # the project model's folds, order and weight
+        return signature(COMMAND, [*lm.describe(), ("learn", name), *project, ("report", self.report),
                                    ("calibration", self.calibration)])
 
 
@@ -79,7 +84,9 @@ def parser() -> cli.ArgumentParser:
                    help="report every finding whose score (log10 gain) is at least SCORE, whatever its rule and "
                         "confidence (how bench/check.py calibrates)")
     p.add_argument("--learn", choices=LEARN, default=DEFAULT_LEARN,
-                   help=f"how the repository's style is learned from the files checked (default {DEFAULT_LEARN})")
+                   help="how the repository's style is learned from the files checked: each file's own alone "
+                        "(none), the other files' counts beneath it (folder), a model of the other files "
+                        f"(project), or both (default {DEFAULT_LEARN}; docs/check.md compares them)")
     p.add_argument("--no-learn", dest="learn", action="store_const", const="none",
                    help="check each file alone (its own style and the model's)")
     p.add_argument("--max-findings", type=cli.positive_int, default=MAX_FINDINGS, metavar="N",
@@ -109,9 +116,9 @@ def _check_one(path: str) -> CheckedFile:
         text = read_source(Path(path), max_bytes=_worker["max_bytes"])
     except InputError as e:
         return CheckedFile(path, None, error=str(e))
-    style = _worker["styles"](path) if _worker.get("styles") else Style()
-    findings = check_text(_worker["scorer"], _worker["scheme"], text, path, _worker["cfg"], _worker["calibration"],
-                          style)
+    learned: Learned = _worker["learned"]
+    findings = check_text(learned.scorer(path) or _worker["scorer"], _worker["scheme"], text, path, _worker["cfg"],
+                          _worker["calibration"], learned.style(path))
     return CheckedFile(path, text, findings)
 
 
@@ -195,16 +202,25 @@ def _set_up(args, files) -> tuple[CheckRun, LanguageModel, dict]:
         scheme = get_scheme(lm.scheme)
     except (FileNotFoundError, UnknownScheme, ValueError, OSError, CalibrationError) as e:
         raise cli.CommandError(e) from None
-    styles = folder_style([str(f) for f in files], scheme, strict=False) if args.learn == "folder" else None
-    job = dict(model=str(model), cfg=CheckConfig(least, args.max_findings), calibration=calibration, styles=styles,
+    config = LearnConfig(LEARN[args.learn])
+    if config.project and args.cluster:   # its models live in a temporary folder of this machine
+        raise cli.CommandError(f"--learn {args.learn} learns its project models here; it cannot check with --cluster")
+    # a project model is learned where the files are checked, on top of the general model's scorer
+    general = load(RankConfig(str(model)))[0] if config.project else None
+    try:
+        learned = learn([str(f) for f in files], lm, config, general, args.workers, max_bytes=args.max_bytes)
+    except (KenlmError, OSError) as e:
+        raise cli.CommandError(f"learning a project model: {e}") from None
+    job = dict(model=str(model), cfg=CheckConfig(least, args.max_findings), calibration=calibration, learned=learned,
                max_bytes=args.max_bytes)
-    return CheckRun(str(model), args.learn, report, calibration.model or "none"), lm, job
+    return CheckRun(str(model), config, report, calibration.model or "none"), lm, job
 
 
 def _install(job: dict) -> None:
     """Make this process ready to check files: the model loaded (once per process; forked workers share
     the parent's pages)."""
-    scorer, lm = load(RankConfig(job["model"]))
+    general = job["learned"].general
+    scorer, lm = (general, general.general) if general is not None else load(RankConfig(job["model"]))
     _worker.update(job, scorer=scorer, scheme=get_scheme(lm.scheme))
 
 

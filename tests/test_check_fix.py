@@ -1,6 +1,7 @@
 """check/fix.py: repairs applied only when they keep the tokens, diffs that real `git apply` and `patch -p1`
 apply, and in-place writes that leave a file as it was when anything goes wrong (real read-only files and
 folders, a real full disk)."""
+import json
 import contextlib
 import dataclasses
 import os
@@ -440,3 +441,32 @@ def test_bin_check_diff_applies_and_fix_writes_the_same_and_reports_what_it_cann
         r = check("--fix", "--quiet")
         assert r.returncode == 2 and "check: error: A.java: not fixed: the file is read-only" in r.stderr
         assert (repo / "A.java").read_text() == broken
+
+
+@pytest.mark.parametrize("learn", ["none", "folder", "project", "folder+project"])
+def test_bin_check_learns_the_repository_with_each_method(tmp_path, tiny_model, learn):
+    """bin/check --learn METHOD (ranker/learn.py's) on a tab-indented repository the tiny model (4 spaces)
+    never saw: the method is in the signature line, the odd space is found and fixed; a project model is
+    not shipped to a cluster."""
+    from conftest import ROOT
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    for i in range(6):
+        (repo / f"R{i}.java").write_text(f"class R{i} {{\n\tint f{i}(int a) {{\n\t\tint x = a + {i};\n\t\treturn x;\n\t}}\n}}\n")
+    broken = (repo / "R0.java").read_text().replace("x = a", "x  = a")
+    (repo / "R0.java").write_text(broken)
+
+    def check(*options):
+        return subprocess.run([str(ROOT / "bin" / "check"), "--model", str(tiny_model), "--min-score", "1",
+                               "--workers", "1", "--learn", learn, *options, "."],
+                              cwd=repo, capture_output=True, text=True, timeout=300)
+
+    r = check("--format", "json")
+    assert r.returncode == 1, r.stderr
+    assert f"learn:{learn}" in r.stderr.splitlines()[0]
+    assert ("project:k2" in r.stderr.splitlines()[0]) == learn.endswith("project")
+    findings = [json.loads(line) for line in r.stdout.splitlines()]
+    assert any(f["path"] == "R0.java" and f["original"] == "  " and f["replacement"] == " " for f in findings)
+    if learn.endswith("project"):
+        r = check("--cluster", "local:1")
+        assert r.returncode == 2 and "cannot check with --cluster" in r.stderr
