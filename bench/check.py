@@ -106,8 +106,8 @@ def calibrate(repos: list[Repo], workers: int, model_name: str, learn: str | Non
                 labelled.append((f["rule"], f["score"], _right(repo, f, found), path in repo.clean))
                 keep.write(json.dumps({**f, "set": repo.name, "right": labelled[-1][2], "clean": labelled[-1][3]}) + "\n")
             lines += repo.clean_lines
-        print(f"calibration: {repo.name}: {len(found)} of {len(repo.answers)} errors among the findings",
-              file=sys.stderr)
+            print(f"calibration: {repo.name}: {len(found)} of {len(repo.answers)} errors among the findings",
+                  file=sys.stderr)
     cal = fit(labelled, lines, model=model_name,
               measured={"sets": [r.name for r in repos], "findings": len(labelled), "clean_lines": lines,
                         "min_score": MIN_SCORE, "findings_per_file": CAL_FINDINGS, "budgets": BUDGETS,
