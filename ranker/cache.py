@@ -260,16 +260,17 @@ class GapCache:
         self.own = StyleCounts()
         self.own.add_ids(ids, [self.narrow])
         self.wide = wide_contexts(ids) if folder is not None else []
-        if folder is not None and exclude is None:
-            exclude = StyleCounts(wide=True)
-            exclude.add_ids(ids, self.wide)
+        gap_hashes = symbol_hashes(self.gap_ids) if exclude is None else None
         # per wide level: the parts of the folder's table (and of the excluded counts) this file's contexts
         # use, and each gap's total
         self.parts, self.wide_totals = [], []
         for level, contexts in enumerate(self.wide):
-            distinct, where = np.unique(contexts, return_inverse=True)
-            (folder_part, folder_totals), (exclude_part, exclude_totals) = (
-                counts.tables()[level].part(distinct) for counts in (folder, exclude))
+            distinct, where, own_totals = np.unique(contexts, return_inverse=True, return_counts=True)
+            folder_part, folder_totals = folder.tables()[level].part(distinct)
+            if exclude is None:   # the file's own keys, counted here: each context's total is its gap count
+                exclude_part, exclude_totals = _Counts(_wide_keys(contexts, gap_hashes)), own_totals
+            else:
+                exclude_part, exclude_totals = exclude.tables()[level].part(distinct)
             self.parts.append((folder_part, exclude_part))
             # a context the folder kept as shared (StyleCounts.shared) only once is the file's own: 0 left
             self.wide_totals.append(np.maximum(folder_totals - exclude_totals, 0)[where])
