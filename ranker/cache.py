@@ -261,8 +261,8 @@ class GapCache:
         self.own.add_ids(ids, [self.narrow])
         self.wide = wide_contexts(ids) if folder is not None else []
         gap_hashes = symbol_hashes(self.gap_ids) if exclude is None else None
-        # per wide level: the parts of the folder's table (and of the excluded counts) this file's contexts
-        # use, and each gap's total
+        # per wide level: the part of the folder's table this file's contexts use, minus the excluded counts,
+        # and each gap's total
         self.parts, self.wide_totals = [], []
         for level, contexts in enumerate(self.wide):
             distinct, where, own_totals = np.unique(contexts, return_inverse=True, return_counts=True)
@@ -271,7 +271,9 @@ class GapCache:
                 exclude_part, exclude_totals = _Counts(_wide_keys(contexts, gap_hashes)), own_totals
             else:
                 exclude_part, exclude_totals = exclude.tables()[level].part(distinct)
-            self.parts.append((folder_part, exclude_part))
+            # one table per level, the excluded counts taken off (a key only the excluded part has: 0)
+            folder_part.counts = np.maximum(folder_part.counts - exclude_part.get(folder_part.keys), 0)
+            self.parts.append(folder_part)
             # a context the folder kept as shared (StyleCounts.shared) only once is the file's own: 0 left
             self.wide_totals.append(np.maximum(folder_totals - exclude_totals, 0)[where])
 
@@ -282,12 +284,12 @@ class GapCache:
         counts, totals = [], []
         if self.wide:
             symbol_hash = symbol_hashes(symbols)
-            for contexts, (folder_part, exclude_part), level_totals in zip(self.wide, self.parts, self.wide_totals):
+            for contexts, part, level_totals in zip(self.wide, self.parts, self.wide_totals):
                 total = level_totals[gaps]
                 seen = total > 0     # only contexts the folder has can count a symbol
                 keys = _wide_keys(contexts[gaps[seen]], symbol_hash[seen])
                 count = np.zeros(len(gaps), dtype=np.int64)
-                count[seen] = np.maximum(folder_part.get(keys) - exclude_part.get(keys), 0)
+                count[seen] = part.get(keys)
                 counts.append(count)
                 totals.append(total)
         c = self.narrow[gaps]

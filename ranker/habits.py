@@ -63,9 +63,13 @@ def habits(gap: str, unit: str | None) -> tuple[int, int, int, int]:
 
 
 def habit_values(gaps, unit: str | None) -> np.ndarray:
-    """The variables of each gap text, one row per gap."""
-    return np.fromiter(chain.from_iterable(habits(g, unit) for g in gaps), dtype=np.int64,
-                       count=len(PRIORS) * len(gaps)).reshape(-1, len(PRIORS))
+    """The variables of each gap text, one row per gap (worked out once per distinct gap text: a file has
+    a few hundred)."""
+    distinct: dict[str, int] = {}
+    index = np.fromiter((distinct.setdefault(g, len(distinct)) for g in gaps), dtype=np.int64, count=len(gaps))
+    rows = np.fromiter(chain.from_iterable(habits(g, unit) for g in distinct), dtype=np.int64,
+                       count=len(PRIORS) * len(distinct)).reshape(-1, len(PRIORS))
+    return rows[index]
 
 
 @dataclass(frozen=True)
