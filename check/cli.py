@@ -37,7 +37,7 @@ COMMAND = "check"
 # file with its own style (file adaptation); folder puts the other files' counts beneath it; project
 # interpolates the model with one of the repository's other files (left out by folds).
 LEARN = {"none": "file", "folder": "folder", "project": "project", "folder+project": "folder+project"}
-DEFAULT_LEARN = "none"   # until a learning method beats the file alone on the detection sets (docs/check.md)
+DEFAULT_LEARN = "folder"   # chosen by bin/check-bench (docs/check.md, "Learning the repository's style")
 
 _worker: dict = {}   # per process: scorer, scheme, config, calibration, what was learned; set before forking
 
