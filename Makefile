@@ -54,11 +54,11 @@ $(LMPLZ): $(KENLM_SDIST) | .tools/debs.stamp
 
 # The ranker's compiled loops: lm/native.cpp against KenLM's query code from the same build (the same
 # MAX_ORDER), ranker/native.cpp on its own.
-lm/_native$(EXT): lm/native.cpp $(LMPLZ) | .venv/.installed
+lm/_native$(EXT): lm/native.cpp unnatural/buffers.hh $(LMPLZ) | .venv/.installed
 	$(CXX_MODULE) -DKENLM_MAX_ORDER=$(MAX_ORDER) $$($(PY) -m pybind11 --includes) -I.tools/kenlm-src $< \
 	  .tools/kenlm-build/lib/libkenlm.a .tools/kenlm-build/lib/libkenlm_util.a -lz -lbz2 -llzma -lrt -o $@
 
-ranker/_native$(EXT): ranker/native.cpp | .venv/.installed
+ranker/_native$(EXT): ranker/native.cpp unnatural/buffers.hh | .venv/.installed
 	$(CXX_MODULE) $$($(PY) -m pybind11 --includes) $< -o $@
 
 # The StaMinA learner's state merging (automata/merging.py's EDSM, step for step).
@@ -74,7 +74,7 @@ $(TS_LIB)/tree-sitter.o: .venv/.installed
 	  tar -xzf .tools/tree-sitter/tree_sitter-$$v.tar.gz -C .tools/tree-sitter --strip-components=3 tree_sitter-$$v/tree_sitter/core/lib
 	gcc -O3 -DNDEBUG -fPIC -I$(TS_LIB)/include -I$(TS_LIB)/src -c $(TS_LIB)/src/lib.c -o $@
 
-parsing/_native$(EXT): parsing/native.cpp $(TS_LIB)/tree-sitter.o
+parsing/_native$(EXT): parsing/native.cpp unnatural/buffers.hh $(TS_LIB)/tree-sitter.o
 	$(CXX_MODULE) $$($(PY) -m pybind11 --includes) -I$(TS_LIB)/include $< $(TS_LIB)/tree-sitter.o -o $@
 
 corpora/jdk17-src.zip: | .tools/debs.stamp

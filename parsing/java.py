@@ -30,7 +30,7 @@ def parse(text: str) -> tree_sitter.Tree:
 
 
 def leaf_arrays(data: bytes):
-    """`leaves` as the C walk returns them: numpy arrays of kind ids, start bytes and end bytes."""
+    """`leaves` as the C walk returns them: arrays (array.array) of kind ids, start bytes and end bytes."""
     return GRAMMAR.leaf_arrays(data)
 
 

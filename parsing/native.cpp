@@ -5,7 +5,6 @@
 // package on PyPI, the version the Python binding has) and the grammar of the installed tree-sitter-java
 // package, and walks the tree exactly as parsing.java documents: every non-empty leaf, except that nodes
 // of the `whole` kinds are taken whole.
-#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -16,7 +15,10 @@ extern "C" {
 #include <tree_sitter/api.h>
 }
 
+#include "../unnatural/buffers.hh"
+
 namespace py = pybind11;
+using buffers::to_array;
 
 namespace {
 
@@ -44,10 +46,11 @@ class Leaves {
     return n ? n : "";
   }
 
-  // (kind ids, start bytes, end bytes) of the leaves of `data` parsed as Java.
+  // (kind ids, start bytes, end bytes) of the leaves of `data` parsed as Java, as array.array (no numpy:
+  // bin/rank does not import it).
   py::tuple of(py::bytes data) {
     std::string_view text = data;
-    std::vector<uint16_t> kinds;
+    std::vector<uint32_t> kinds;
     std::vector<int64_t> starts, ends;
     {
       py::gil_scoped_release unlocked;
@@ -75,12 +78,7 @@ class Leaves {
       ts_tree_cursor_delete(&cursor);
       ts_tree_delete(tree);
     }
-    py::array_t<uint16_t> k(kinds.size());
-    py::array_t<int64_t> s(starts.size()), e(ends.size());
-    std::copy(kinds.begin(), kinds.end(), k.mutable_data());
-    std::copy(starts.begin(), starts.end(), s.mutable_data());
-    std::copy(ends.begin(), ends.end(), e.mutable_data());
-    return py::make_tuple(k, s, e);
+    return py::make_tuple(to_array(kinds), to_array(starts), to_array(ends));
   }
 
  private:

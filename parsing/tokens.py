@@ -53,8 +53,13 @@ class TokenStream:
         return self.source[self.starts[i]:self.ends[i]]
 
     def token_texts(self) -> list[str]:
+        return list(self.texts)
+
+    @cached_property
+    def texts(self) -> tuple[str, ...]:
+        """The text of every token (computed once: the schemes and the ranker both need them)."""
         src = self.source
-        return [src[s:e] for s, e in zip(self.starts, self.ends)]
+        return tuple([src[s:e] for s, e in zip(self.starts, self.ends)])
 
     @cached_property
     def gap_texts(self) -> tuple[str, ...]:

@@ -21,8 +21,7 @@ from unnatural import cli
 from unnatural.signature import signature
 
 from .explain import explain_json, explain_lines
-from .folder import folder_style
-from .rank import Style, rank_text
+from .rank import Style, rank_text, top_findings
 from .score import Scorer
 
 COMMAND = "rank"
@@ -116,11 +115,11 @@ def _rank_one(path: str):
         return None, str(e)
     note = f"{path}: starts with a UTF-8 BOM; offsets count it as character 1" if text.startswith("\ufeff") else None
     style = _worker["styles"](path) if _worker.get("styles") else Style()
-    ranked = rank_text(_worker["scorer"], _worker["scheme"], text, path, cfg.adapt != "none", style)
-    if cfg.explain:
+    scorer, scheme, adapt = _worker["scorer"], _worker["scheme"], cfg.adapt != "none"
+    if cfg.explain:   # only the best offsets are ranked, as far as the findings need
         fmt = explain_json if cfg.json else explain_lines
-        return "\n".join(fmt(path, text, ranked.exact_findings(text, cfg.top or 3))), note
-    return ranked.line(cfg.top), note
+        return "\n".join(fmt(path, text, top_findings(scorer, scheme, text, path, cfg.top or 3, adapt, style))), note
+    return rank_text(scorer, scheme, text, path, adapt, style, top=cfg.top).line(cfg.top), note
 
 
 @cli.command(COMMAND)
@@ -146,7 +145,10 @@ def main(argv=None) -> int:
     except (FileNotFoundError, UnknownScheme, ValueError, OSError) as e:
         raise cli.CommandError(e) from None
     scheme = get_scheme(lm.scheme)
-    styles = folder_style(files, scheme, strict=cfg.adapt == "folder-strict") if cfg.adapt.startswith("folder") else None
+    styles = None
+    if cfg.adapt.startswith("folder"):
+        from .folder import folder_style   # the folder's counts, with numpy
+        styles = folder_style(files, scheme, strict=cfg.adapt == "folder-strict")
     print(cfg.signature(lm), file=sys.stderr)
     out = sys.stdout
     sys.stderr.flush()
