@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -40,6 +41,7 @@ using lm::ngram::State;
 namespace {
 
 constexpr int kMaxModels = 2;
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 // The stream's states and scores. The KenLM state before symbol k is kept compactly: its words are the
 // symbols before k, most recent first (<s> before the first), so only its length and backoffs are stored
@@ -198,11 +200,12 @@ class Mixture {
   }
 
   // Scores the stream from symbol k changed to w1 (and kk to w2 on the way, when kk >= 0) until the state
-  // rejoins the observed stream's after the last change, handing each symbol's score difference to `add`
-  // in order. Returns the changed symbol's score.
+  // rejoins the observed stream's after the last change, handing each symbol's score difference and position
+  // to `add` in order; `add` returning false stops the run there. Returns the changed symbol's score.
+  // `start`, when given, is the state after the changed symbol, whose score is `start_score` (First's).
   template <class Add>
   double Run(const Scored &scored, int64_t k, const WordIndex *w1, const int64_t kk, const WordIndex *w2,
-             Add add) const {
+             Add add, const State *start = nullptr, double start_score = 0) const {
     const size_t m = models_.size();
     const int64_t end = static_cast<int64_t>(scored.scores.size());
     State buf[2][kMaxModels];   // the repaired stream's state after the last symbol, and before it
@@ -217,8 +220,12 @@ class Mixture {
       to[j] = &buf[cur][j];
       w[j] = w1[j];
     }
-    const double first = Step(from, w, to);
-    add(first - scored.scores[k]);
+    double first = start_score;
+    if (start)
+      std::copy(start, start + m, buf[cur]);
+    else
+      first = Step(from, w, to);
+    if (!add(first - scored.scores[k], k)) return first;
     while (true) {
       ++k;
       if (SameAt(buf[cur], scored, k)) {
@@ -239,15 +246,15 @@ class Mixture {
         w[j] = k == kk ? w2[j] : scored.ids[j][k];
       }
       const double s = Step(from, w, to);
-      add(s - scored.scores[k]);
+      if (!add(s - scored.scores[k], k)) break;
     }
     return first;
   }
 
-  // The changed symbol's score alone: the first step of Run.
-  double First(const Scored &scored, int64_t k, const WordIndex *w1) const {
+  // The changed symbol's score alone, the first step of Run; the states after it go to `out`.
+  double First(const Scored &scored, int64_t k, const WordIndex *w1, State *out) const {
     const size_t m = models_.size();
-    State observed[kMaxModels], out[kMaxModels];
+    State observed[kMaxModels];
     const State *from[kMaxModels];
     State *to[kMaxModels];
     for (size_t j = 0; j < m; ++j) {
@@ -262,6 +269,7 @@ class Mixture {
   // log10 P(w | from) under the mixture; the next states go to `to`. (Remembering steps in a hash map,
   // though two thirds of a file's steps repeat, was twice as slow as asking KenLM again.)
   double Step(const State *const *from, const WordIndex *w, State *const *to) const {
+    ++steps_;
     const float g = models_[0]->BaseScore(from[0], w[0], to[0]);
     if (models_.size() == 1) return g;
     const float p = models_[1]->BaseScore(from[1], w[1], to[1]);
@@ -278,6 +286,10 @@ class Mixture {
 
   std::vector<std::unique_ptr<lm::base::Model>> models_;
   double weight_;
+  mutable int64_t steps_ = 0;   // lookups so far (one per model each): what the benchmarks count
+
+ public:
+  int64_t steps() const { return steps_; }
 };
 
 // The repairs of one batch (a chunk of a file's gaps), bounded, then rescored in full in as many rounds as
@@ -322,7 +334,7 @@ class Rescorer {
       const Scored &s = *scored_;
       for (size_t r = 0; r < count; ++r) {
         const int64_t k = k1_[r], kk = k2_[r];
-        first[r] = FirstOf(k, &w1_[r * m]);
+        first[r] = FindFirst(k, &w1_[r * m], true)->score;
         const int64_t hi1 = std::min(end_ - 1, k + reach_);
         double rest = 0;
         if (kk < 0 || kk <= hi1) {
@@ -339,7 +351,9 @@ class Rescorer {
   }
 
   // (log10 gain, log10 score of the changed symbol) of the repairs `select` (indices; None: all of them).
-  py::tuple rescore(const std::optional<py::buffer> &select) {
+  // With `targets` (one per repair, log10; -inf: none), a repair whose gain so far plus the bound of the rest
+  // falls below its target is not rescored further: its gain is -inf then.
+  py::tuple rescore(const std::optional<py::buffer> &select, const std::optional<py::buffer> &targets) {
     const size_t m = mixture_.models();
     std::vector<int64_t> rows;
     if (select) {
@@ -351,6 +365,12 @@ class Rescorer {
       rows.resize(k1_.size());
       for (size_t r = 0; r < rows.size(); ++r) rows[r] = static_cast<int64_t>(r);
     }
+    std::vector<double> target(rows.size(), -kInfinity);
+    if (targets) {
+      View<double> T(*targets, "targets");
+      if (T.size() != rows.size()) throw std::invalid_argument("rescore: one target per repair");
+      target.assign(T.data(), T.data() + T.size());
+    }
     std::vector<double> delta(rows.size()), first(rows.size());
     {
       py::gil_scoped_release unlocked;
@@ -358,12 +378,17 @@ class Rescorer {
         const size_t r = static_cast<size_t>(rows[i]);
         const int64_t k = k1_[r], kk = k2_[r];
         const WordIndex *a = &w1_[r * m], *b = &w2_[r * m];
-        const Segment &one = Get(k, a);
-        first[i] = one.first;
+        const Segment *one = target[i] == -kInfinity ? &Get(k, a) : Reach(k, a, kk, target[i]);
+        if (!one) {   // cannot reach its target
+          delta[i] = -kInfinity;
+          first[i] = std::numeric_limits<double>::quiet_NaN();
+          continue;
+        }
+        first[i] = one->first;
         double d = 0;
-        if (kk < 0 || k + static_cast<int64_t>(one.length) <= kk) {
+        if (kk < 0 || k + static_cast<int64_t>(one->length) <= kk) {
           // the second change (if any) comes after the first one's effect has ended
-          for (size_t t = 0; t < one.length; ++t) d += terms_[one.terms + t];
+          for (size_t t = 0; t < one->length; ++t) d += terms_[one->terms + t];
           if (kk >= 0) {
             const Segment &two = Get(kk, b);
             for (size_t t = 0; t < two.length; ++t) d += terms_[two.terms + t];
@@ -392,6 +417,7 @@ class Rescorer {
     int64_t k, lo;               // the change, and the first word of the context it depends on
     WordIndex w[kMaxModels];
     double score;
+    State out[kMaxModels];       // the states after it (Run starts from there)
   };
 
   uint64_t Window(uint64_t h, int64_t lo, int64_t hi) const {
@@ -407,10 +433,11 @@ class Rescorer {
     return true;
   }
 
-  // The changed symbol's score, once per like change in a like context (the words of the state before it).
-  double FirstOf(int64_t k, const WordIndex *w) {
+  // The changed symbol's score (and the states after it), once per like change in a like context (the
+  // words of the state before it): the memo's entry, and whether it was there already.
+  const First *FindFirst(int64_t k, const WordIndex *w, bool add) {
     const size_t m = mixture_.models();
-    First probe{k, k - scored_->Context(k), {0, 0}, 0};
+    First probe{k, k - scored_->Context(k), {0, 0}, 0, {}};
     for (size_t j = 0; j < m; ++j) probe.w[j] = w[j];
     uint64_t h = Mix(0, k - probe.lo);
     for (size_t j = 0; j < m; ++j) h = Mix(h, probe.w[j]);
@@ -421,15 +448,17 @@ class Rescorer {
       return a.k - a.lo == probe.k - probe.lo && std::equal(a.w, a.w + kMaxModels, probe.w) &&
              SameWindow(a.lo, probe.lo, probe.k - probe.lo);
     });
-    if (first_slots_.At(slot) >= 0) return firsts_[first_slots_.At(slot)].score;
-    probe.score = mixture_.First(*scored_, k, w);
+    if (first_slots_.At(slot) >= 0) return &firsts_[first_slots_.At(slot)];
+    if (!add) return nullptr;
+    probe.score = mixture_.First(*scored_, k, w, probe.out);
     firsts_.push_back(probe);
     first_slots_.Put(slot, h);
-    return probe.score;
+    return &firsts_.back();
   }
 
-  // The effect of changing symbol k to w (and, when kk >= 0, symbol kk to w2 on the way).
-  const Segment &Get(int64_t k, const WordIndex *w, int64_t kk = -1, const WordIndex *w2 = nullptr) {
+  // The memo's key of changing symbol k to w (and, when kk >= 0, symbol kk to w2 on the way), its hash, and
+  // its slot in the memo.
+  Segment Probe(int64_t k, const WordIndex *w, int64_t kk, const WordIndex *w2, uint64_t *hash, size_t *slot) const {
     const size_t m = mixture_.models();
     // Before k, only the words of the observed state there matter (KenLM keeps the longest suffix of
     // the history that a longer n-gram could extend, a function of those words alone).
@@ -442,14 +471,66 @@ class Rescorer {
     for (size_t j = 0; j < m; ++j) h = Mix(Mix(h, probe.w[j]), probe.w2[j]);
     h = Window(h, probe.lo, probe.hi);
     h ^= h >> 29;
-    const size_t slot = segment_slots_.Find(h, [&](int64_t q) { return SameSegment(segments_[q], probe); });
-    if (segment_slots_.At(slot) >= 0) return segments_[segment_slots_.At(slot)];
-    probe.terms = terms_.size();
-    probe.first = mixture_.Run(*scored_, k, w, kk, w2, [&](double term) { terms_.push_back(term); });
+    *hash = h;
+    *slot = segment_slots_.Find(h, [&](int64_t q) { return SameSegment(segments_[q], probe); });
+    return probe;
+  }
+
+  const Segment &Keep(Segment probe, uint64_t hash, size_t slot) {
     probe.length = terms_.size() - probe.terms;
     segments_.push_back(probe);
-    segment_slots_.Put(slot, h);
+    segment_slots_.Put(slot, hash);
     return segments_.back();
+  }
+
+  // The effect of changing symbol k to w (and, when kk >= 0, symbol kk to w2 on the way).
+  const Segment &Get(int64_t k, const WordIndex *w, int64_t kk = -1, const WordIndex *w2 = nullptr) {
+    uint64_t h;
+    size_t slot;
+    Segment probe = Probe(k, w, kk, w2, &h, &slot);
+    if (segment_slots_.At(slot) >= 0) return segments_[segment_slots_.At(slot)];
+    probe.terms = terms_.size();
+    const First *start = FindFirst(k, w, false);
+    probe.first = mixture_.Run(*scored_, k, w, kk, w2, [&](double term, int64_t) {
+      terms_.push_back(term);
+      return true;
+    }, start ? start->out : nullptr, start ? start->score : 0);
+    return Keep(probe, h, slot);
+  }
+
+  // The effect of changing symbol k to w, as Get, unless the repair (with its second change at kk, if any)
+  // cannot reach `target`: its differences so far plus minus the observed score of every symbol left that
+  // either change can reach fall short (nullptr then; not remembered).
+  const Segment *Reach(int64_t k, const WordIndex *w, int64_t kk, double target) {
+    uint64_t h;
+    size_t slot;
+    Segment probe = Probe(k, w, -1, nullptr, &h, &slot);
+    if (segment_slots_.At(slot) >= 0) return &segments_[segment_slots_.At(slot)];
+    // what the symbols after each position can gain at most: minus their observed scores, over the
+    // positions either change reaches
+    const Scored &s = *scored_;
+    const int64_t hi1 = std::min(end_ - 1, k + reach_), hi2 = kk >= 0 ? std::min(end_ - 1, kk + reach_) : -1;
+    rest_.clear();
+    for (int64_t t = k + 1; t <= std::max(hi1, hi2); ++t)
+      rest_.push_back(t <= hi1 || t >= kk ? -s.scores[t] : 0.0);
+    for (size_t i = rest_.size(); i-- > 1;) rest_[i - 1] += rest_[i];
+    auto after = [&](int64_t t) { return t - k < static_cast<int64_t>(rest_.size()) ? rest_[t - k] : 0.0; };
+    probe.terms = terms_.size();
+    double sum = 0;
+    bool short_of = false;
+    const First *start = FindFirst(k, w, false);
+    probe.first = mixture_.Run(s, k, w, -1, nullptr, [&](double term, int64_t t) {
+      terms_.push_back(term);
+      sum += term;
+      // from kk on, this run (without the second change) is not the repair's: no judging from there
+      if ((kk < 0 || t < kk) && sum + after(t) < target) short_of = true;
+      return !short_of;
+    }, start ? start->out : nullptr, start ? start->score : 0);
+    if (short_of) {
+      terms_.resize(probe.terms);
+      return nullptr;
+    }
+    return &Keep(probe, h, slot);
   }
 
   bool SameSegment(const Segment &a, const Segment &b) const {
@@ -465,14 +546,15 @@ class Rescorer {
   std::vector<WordIndex> w1_, w2_;
   Slots segment_slots_, first_slots_;
   std::deque<Segment> segments_;   // a deque: references handed out stay valid as it grows
-  std::vector<First> firsts_;
+  std::deque<First> firsts_;       // a deque: pointers handed out stay valid as it grows
   std::vector<double> terms_;
+  std::vector<double> rest_;       // Reach's bounds of what is left after each position
 };
 
 py::tuple Mixture::rescore(std::shared_ptr<Scored> scored, const py::buffer &k1, const py::buffer &w1,
                            const py::buffer &k2, const py::buffer &w2) const {
   Rescorer all(*this, std::move(scored), k1, w1, k2, w2);
-  return all.rescore(std::nullopt);
+  return all.rescore(std::nullopt, std::nullopt);
 }
 
 }  // namespace
@@ -487,6 +569,8 @@ PYBIND11_MODULE(_native, m) {
            py::arg("project") = "", py::arg("weight") = 0.0)
       .def_property_readonly("order", &Mixture::order)
       .def_property_readonly("models", &Mixture::models)
+      .def_property_readonly("steps", &Mixture::steps,
+                             "symbols scored so far (each a lookup per model): a measure of work that load does not change")
       .def("index", &Mixture::index, py::arg("symbols"))
       .def("score", &Mixture::score, py::arg("ids"))
       .def("rescore", &Mixture::rescore, py::arg("scored"), py::arg("k1"), py::arg("w1"), py::arg("k2"),
@@ -499,5 +583,5 @@ PYBIND11_MODULE(_native, m) {
   py::class_<Rescorer>(m, "Rescorer")
       .def("__len__", &Rescorer::size)
       .def("bounds", &Rescorer::bounds)
-      .def("rescore", &Rescorer::rescore, py::arg("select") = py::none());
+      .def("rescore", &Rescorer::rescore, py::arg("select") = py::none(), py::arg("targets") = py::none());
 }

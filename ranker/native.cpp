@@ -424,8 +424,9 @@ class FileRanker {
   }
 
   // The chunk's bounds from lm._native (the changed symbols' scores, the bounds of the n-gram gains): the
-  // exact style and habit terms are added, and the first repairs to rescore are returned.
-  py::object bound(const py::buffer &first_buffer, const py::buffer &lm_bound) {
+  // exact style and habit terms are added, and the first repairs to rescore are returned, with the n-gram
+  // gain each must reach (-inf: any; lm._native stops rescoring one that cannot).
+  py::tuple bound(const py::buffer &first_buffer, const py::buffer &lm_bound) {
     View<double> F(first_buffer, "first"), B(lm_bound, "bound");
     const size_t n = rows_.size();
     if (F.size() != n || B.size() != n) throw std::invalid_argument("bound: one value per repair");
@@ -450,19 +451,22 @@ class FileRanker {
     std::vector<int64_t> fill(first_of.begin(), first_of.end() - 1);
     for (size_t r = 0; r < n; ++r) by_offset_[fill[offset_[r] - base_]++] = static_cast<int64_t>(r);
     offsets_.clear();
+    offset_of_.resize(n);
     for (int64_t o = 0; o < span; ++o) {
       if (first_of[o] == first_of[o + 1]) continue;
       std::stable_sort(by_offset_.begin() + first_of[o], by_offset_.begin() + first_of[o + 1],
                        [&](int64_t a, int64_t b) { return bound_[a] > bound_[b]; });
+      for (int64_t i = first_of[o]; i < first_of[o + 1]; ++i) offset_of_[by_offset_[i]] = offsets_.size();
       offsets_.push_back(Offset{first_of[o], first_of[o + 1], kNone, -1});
     }
     batch_ = std::max<int64_t>(64, 4 * top_);
     return Select();
   }
 
-  // The gains of the repairs `select` rescored in full (lm._native's log10 gains); returns the next repairs
-  // to rescore (none: the chunk is done, and its offsets' best repairs are kept).
-  py::object take(const py::buffer &select, const py::buffer &delta) {
+  // The gains of the repairs `select` rescored in full (lm._native's log10 gains; -inf: it stopped short of
+  // its target); returns the next repairs to rescore and their targets (none: the chunk is done, and its
+  // offsets' best repairs are kept).
+  py::tuple take(const py::buffer &select, const py::buffer &delta) {
     View<int64_t> S(select, "select");
     View<double> D(delta, "delta");
     if (S.size() != D.size()) throw std::invalid_argument("take: one gain per repair");
@@ -549,7 +553,7 @@ class FileRanker {
   // The next repairs to rescore: per offset, its most promising one not rescored yet, if its bound can
   // still reach both the offset's best so far and what is needed; for the top K, only the most promising
   // of those, a batch that doubles each round. None left: the chunk's offsets are kept.
-  py::object Select() {
+  py::tuple Select() {
     const double need = Need();
     std::vector<int64_t> picks;
     for (const Offset &o : offsets_) {
@@ -568,7 +572,15 @@ class FileRanker {
     std::sort(picks.begin(), picks.end());
     if (picks.empty()) Keep();
     rescored_ += static_cast<int64_t>(picks.size());
-    return to_array(picks);
+    // each repair's target for lm._native: the n-gram gain that would bring it to what it must reach, less
+    // the margin
+    std::vector<double> targets(picks.size());
+    for (size_t i = 0; i < picks.size(); ++i) {
+      const int64_t r = picks[i];
+      const double must = std::max(need, offsets_[offset_of_[r]].best);
+      targets[i] = must == kNone ? kNone : ((must - adapt_[r]) - habit_[r]) - kMargin;
+    }
+    return py::make_tuple(to_array(picks), to_array(targets));
   }
 
   // The chunk's offsets with their best repairs; without a top K or least, every offset (all are exact).
@@ -588,6 +600,7 @@ class FileRanker {
     offsets_.clear();
     rows_.clear(); gap_.clear(); offset_.clear(); bound_.clear(); gain_.clear(); adapt_.clear(); habit_.clear();
     by_offset_.clear();
+    offset_of_.clear();
   }
 
   std::shared_ptr<PlanTable> table_;
@@ -605,6 +618,7 @@ class FileRanker {
   std::vector<int64_t> rows_, gap_, offset_;
   std::vector<double> bound_, gain_, adapt_, habit_;
   std::vector<int64_t> by_offset_;
+  std::vector<size_t> offset_of_;   // per repair: its offset's index in offsets_
   std::vector<Offset> offsets_;
   int64_t base_ = 0, batch_ = 64;
   // the offsets kept, from every chunk so far

@@ -160,10 +160,10 @@ def rank_text(scorer: Scorer, scheme: Scheme, text: str, path: str = "", adapt: 
     for lo, hi in ranker.chunks(chunk_rows):
         edits = ranker.start(lo, hi)
         rescorer = scorer.native.rescorer(native, *edits)
-        select = ranker.bound(*rescorer.bounds())
+        select, targets = ranker.bound(*rescorer.bounds())
         while len(select):
-            delta, _ = rescorer.rescore(select)
-            select = ranker.take(select, delta)
+            delta, _ = rescorer.rescore(select, targets)
+            select, targets = ranker.take(select, delta)
     offsets, gains, gaps, rows, complete = ranker.finish()
     return RankedFile(path, n, offsets, gains, gaps, rows, gap_texts, scorer.plans.repaired, complete)
 
