@@ -10,9 +10,9 @@ KENLM_SDIST := .tools/kenlm-$(KENLM_VERSION).tar.gz
 LMPLZ := .tools/kenlm/bin/lmplz
 SHARED ?= ../shared
 
-.PHONY: setup test quick demo bench compare-orders stamina-bench fim-bench data lossless devsets check-bench help
+.PHONY: setup test quick demo bench formats-bench compare-orders stamina-bench fim-bench data lossless devsets check-bench help
 help:
-	@echo "make setup | test | quick | demo | bench | compare-orders | stamina-bench | fim-bench | data | lossless | devsets | check-bench"
+	@echo "make setup | test | quick | demo | bench | formats-bench | compare-orders | stamina-bench | fim-bench | data | lossless | devsets | check-bench"
 
 EXT := $(shell python3 -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
 NATIVE := lm/_native$(EXT) ranker/_native$(EXT) parsing/_native$(EXT) automata/_native$(EXT)
@@ -136,6 +136,13 @@ bench: setup data
 	@mkdir -p docs && cp .bench/bench.md docs/bench.md
 	@test -e $(DEFAULT_MODEL) || bin/build-lm --order 6 corpora/
 	bin/check-bench --speed 5000 --docs docs/check.md
+
+# KenLM's binary formats (probing, trie, quantized) of the default model at orders 6 and 7: ranking time,
+# lookups and MRR on CodRep 2019 validation (the table in docs/speed.md).
+formats-bench: setup data
+	@test -e .bench/formats/jdk-o6.bin || bin/build-lm --order 6 --keep-arpa --quiet --output .bench/formats/jdk-o6.bin corpora/
+	@test -e .bench/formats/jdk-o7.bin || bin/build-lm --order 7 --keep-arpa --quiet --output .bench/formats/jdk-o7.bin corpora/
+	$(PY) -m bench.formats --runs 5 --output .bench/formats .bench/formats/jdk-o6.bin .bench/formats/jdk-o7.bin
 
 # StaMinA: our learner against AALpy's EDSM on the real training sets (AALpy: the `stamina` extra).
 # The table is also written to docs/stamina-bench.txt, which the README links.
