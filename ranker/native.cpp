@@ -287,6 +287,14 @@ class Habits {
         counts_[j][v] = file[v] + extra_[j][v];
         total_[j] += counts_[j][v];
       }
+      // each value's term, for each value the gap's own may have (-1: none, or not counted): a few dozen
+      // log10 per file instead of six per repair
+      for (int v = 0; v < values_[j]; ++v)
+        for (int o = -1; o < values_[j]; ++o) {
+          const double c = counts_[j][v] - (o == v ? 1.0 : 0.0);
+          const double n = total_[j] - (o >= 0 ? 1.0 : 0.0);
+          terms_[j][v][o + 1] = std::log10((c + strength_ * prior_[j][v]) / (n + strength_));
+        }
     }
   }
 
@@ -300,9 +308,7 @@ class Habits {
       double term = 0.0;
       if (v[j] >= 0) {
         if (v[j] >= values_[j]) throw std::out_of_range("Habits: no such value");
-        const double c = counts_[j][v[j]] - (own && own[j] == v[j] ? 1.0 : 0.0);
-        const double n = total_[j] - (own && own[j] >= 0 ? 1.0 : 0.0);
-        term = std::log10((c + strength_ * prior_[j][v[j]]) / (n + strength_));
+        term = terms_[j][v[j]][own ? own[j] + 1 : 0];
       }
       sum = j ? sum + term : term;
     }
@@ -329,6 +335,7 @@ class Habits {
  private:
   double extra_[kHabits][kMaxValues] = {}, counts_[kHabits][kMaxValues] = {}, prior_[kHabits][kMaxValues] = {};
   double total_[kHabits] = {};
+  double terms_[kHabits][kMaxValues][kMaxValues + 1] = {};   // per value, per own value + 1
   int values_[kHabits] = {};
   double strength_;
   bool own_;
