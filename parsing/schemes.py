@@ -157,10 +157,9 @@ def walk(stream: TokenStream, token_symbol, unit: str | None = None) -> tuple[li
     texts = stream.texts
     # what sets the indentation, in stream order (gap i is at 2i, token i at 2i + 1)
     events, levels = [0], [""]
-    for i, gap in enumerate(gaps):
-        if "\n" in gap:
-            events.append(2 * i + 1)   # in effect from the token after it
-            levels.append(gap[gap.rfind("\n") + 1:])
+    for i, indent in stream.line_gaps:
+        events.append(2 * i + 1)   # in effect from the token after it
+        levels.append(indent)
     for i, text in enumerate(texts):
         if "\n" in text:
             line = text[text.rfind("\n") + 1:]

@@ -43,7 +43,7 @@ SPACES = {k: Indentation(" " * k) for k in SPACE_UNITS}
 
 def line_indents(stream: TokenStream) -> list[str]:
     """The leading whitespace of every code line that starts in a gap, in order."""
-    return [gap[gap.rfind("\n") + 1:] for gap in stream.gap_texts if "\n" in gap]
+    return [indent for _, indent in stream.line_gaps]
 
 
 def detect_indentation(stream: TokenStream) -> Indentation:

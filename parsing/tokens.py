@@ -68,6 +68,13 @@ class TokenStream:
         src = self.source
         return tuple([src[a:b] for a, b in zip((0, *self.ends), (*self.starts, len(src)))])
 
+    @cached_property
+    def line_gaps(self) -> tuple[tuple[int, str], ...]:
+        """(index, the whitespace it ends with after its last line break) of every gap holding a line break:
+        the indentation of the code lines that start in gaps (the schemes, the indentation unit and the
+        ranker all need them)."""
+        return tuple([(i, gap[gap.rfind("\n") + 1:]) for i, gap in enumerate(self.gap_texts) if "\n" in gap])
+
     def gap_text(self, i: int) -> str:
         """Whitespace before token i; i == len(self) is the trailing gap."""
         lo = self.ends[i - 1] if i > 0 else 0

@@ -63,14 +63,13 @@ def score_stream(scorer: Scorer, scheme: Scheme, stream: TokenStream) -> ScoredS
 def next_newline_gaps(stream: TokenStream) -> list[int]:
     """For each gap, the next gap whose symbol would change if this gap's indentation did: the next gap
     holding a newline, unless a multi-line token (which sets the indentation itself) comes first; or -1."""
-    gaps = stream.gap_texts
-    src, starts, ends = stream.source, stream.starts, stream.ends
-    out = [-1] * len(gaps)
-    nxt = -1
-    for i in range(len(gaps) - 1, -1, -1):   # from the end: the nearest newline gap after gap i
-        out[i] = nxt
-        if "\n" in gaps[i]:
-            nxt = i
-        if i and "\n" in src[starts[i - 1]:ends[i - 1]]:
-            nxt = -1   # token i-1 spans lines: the gaps before it are measured against it, not gap nxt
+    n = len(stream.kinds)
+    # what ends the search, in stream order: a newline gap i (at 2i), a multi-line token i (at 2i + 1)
+    stops = sorted([2 * i for i, _ in stream.line_gaps] + [2 * i + 1 for i, t in enumerate(stream.texts) if "\n" in t])
+    out = [-1] * (n + 1)
+    for a, b in zip(stops, stops[1:]):
+        if b % 2 == 0:   # the gaps from stop a on (a newline gap is measured against the one before) to b
+            out[a // 2 + (a % 2):b // 2] = [b // 2] * (b // 2 - a // 2 - (a % 2))
+    if stops and stops[0] % 2 == 0:   # the gaps before the first stop
+        out[:stops[0] // 2] = [stops[0] // 2] * (stops[0] // 2)
     return out
