@@ -14,7 +14,7 @@ from __future__ import annotations
 from array import array
 from dataclasses import dataclass
 
-from parsing.java import tokenize
+from parsing.java import same_tokens, tokenize
 from parsing.schemes import Scheme
 
 from ._native import FileRanker, StyleCache, all_offsets, format_ranking
@@ -47,6 +47,7 @@ class RankedFile:
     gaps: array              # the gap each repair changes (int64)
     rows: array              # its row in the scorer's plans (int64)
     gap_texts: tuple[str, ...]   # every gap's text
+    gap_starts: array            # every gap's 0-based start (int64)
     repaired_texts: list[str]    # every planned repair's text (the plans' rows)
     complete: bool = True
 
@@ -76,17 +77,14 @@ class RankedFile:
     def exact_findings(self, text: str, top: int) -> list[Finding]:
         """The `top` best findings whose repair, applied to `text`, gives the same tokens: rank_text keeps
         only such repairs by rule, which a file that does not parse can defeat (tree-sitter recovers from
-        errors by context), so each finding reported is checked by tokenizing its repair. (Fewer when the
+        errors by context), so each finding reported is checked (parsing.java.same_tokens). (Fewer when the
         ranking is not complete and ran out: `top_findings` ranks further then.)"""
-        stream = tokenize(text)
-        before = stream.token_texts()
         out: list[Finding] = []
         start = 0
         while len(out) < top and start < len(self.candidates):
             for f in self.findings(top, start):
-                lo = stream.gap_start(f.repair.gap)
-                repaired = text[:lo] + f.repair.repaired + text[lo + len(f.repair.observed):]
-                if tokenize(repaired).token_texts() == before:
+                lo = self.gap_starts[f.repair.gap]
+                if same_tokens(text, lo, lo + len(f.repair.observed), f.repair.repaired):
                     out.append(f)
                     if len(out) == top:
                         break
@@ -151,11 +149,13 @@ def rank_text(scorer: Scorer, scheme: Scheme, text: str, path: str = "", adapt: 
     n = len(text)
     if not text:
         none = array("q")
-        return RankedFile(path, 0, none, array("d"), none, none, ("",), [], True)
+        return RankedFile(path, 0, none, array("d"), none, none, ("",), array("q", [0]), [], True)
     stream = tokenize(text)
     scored = score_stream(scorer, scheme, stream)
     native, gap_texts = scored.native, stream.gap_texts
-    ranker = _file_ranker(scorer, scheme, scored, n, adapt, style, alpha, top, least)
+    gap_starts = array("q", [0])
+    gap_starts.extend(stream.ends)
+    ranker = _file_ranker(scorer, scheme, scored, gap_starts, adapt, style, alpha, top, least)
     del stream, scored   # the tokens and symbols (a large file's memory is mostly per token): the ranker has its own
     for lo, hi in ranker.chunks(chunk_rows):
         edits = ranker.start(lo, hi)
@@ -165,7 +165,7 @@ def rank_text(scorer: Scorer, scheme: Scheme, text: str, path: str = "", adapt: 
             delta, _ = rescorer.rescore(select, targets)
             select, targets = ranker.take(select, delta)
     offsets, gains, gaps, rows, complete = ranker.finish()
-    return RankedFile(path, n, offsets, gains, gaps, rows, gap_texts, scorer.plans.repaired, complete)
+    return RankedFile(path, n, offsets, gains, gaps, rows, gap_texts, gap_starts, scorer.plans.repaired, complete)
 
 
 def top_findings(scorer: Scorer, scheme: Scheme, text: str, path: str, top: int, adapt: bool = True,
@@ -181,13 +181,12 @@ def top_findings(scorer: Scorer, scheme: Scheme, text: str, path: str, top: int,
         k *= 4
 
 
-def _file_ranker(scorer: Scorer, scheme: Scheme, scored: ScoredStream, n: int, adapt: bool, style: Style,
+def _file_ranker(scorer: Scorer, scheme: Scheme, scored: ScoredStream, lo: array, adapt: bool, style: Style,
                  alpha: float, top: int | None, least: float | None) -> FileRanker:
-    """The file's gaps as the compiled ranker takes them: their plans and spans, which repairs keep the
-    tokens, their next newline gaps, and the style cache and habits they are adapted to."""
+    """The file's gaps as the compiled ranker takes them: their plans and spans (`lo`: their starts), which
+    repairs keep the tokens, their next newline gaps, and the style cache and habits they are adapted to."""
     stream = scored.stream
-    lo = array("q", [0])
-    lo.extend(stream.ends)
+    n = len(stream.source)
     hi = array("q", stream.starts)
     hi.append(n)
     cache = _style_cache(scored, style) if adapt else None
