@@ -8,6 +8,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,7 @@ class Leaves {
     std::vector<Leaf> leaves;
     {
       py::gil_scoped_release unlocked;
+      std::lock_guard<std::mutex> one_at_a_time(mutex_);
       TSTree *tree = ts_parser_parse_string(parser_, nullptr, text.data(), static_cast<uint32_t>(text.size()));
       Walk(tree, &leaves);
       ts_tree_delete(tree);
@@ -83,6 +85,7 @@ class Leaves {
     int verdict;
     {
       py::gil_scoped_release unlocked;
+      std::lock_guard<std::mutex> one_at_a_time(mutex_);
       if (!kept_tree_ || kept_data_ != before) {
         if (kept_tree_) ts_tree_delete(kept_tree_);
         kept_data_.assign(before);
@@ -180,6 +183,7 @@ class Leaves {
 
   const TSLanguage *language_;
   TSParser *parser_;
+  std::mutex mutex_;   // one parser, and the kept tree: one call at a time (the GIL is let go while parsing)
   std::vector<bool> whole_;
   // the last text same_leaves was asked about, its tree and leaves, and whether it is plain
   std::string kept_data_;
