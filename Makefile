@@ -10,9 +10,9 @@ KENLM_SDIST := .tools/kenlm-$(KENLM_VERSION).tar.gz
 LMPLZ := .tools/kenlm/bin/lmplz
 SHARED ?= ../shared
 
-.PHONY: setup test quick demo bench formats-bench compare-orders stamina-bench fim-bench data lossless devsets check-bench help
+.PHONY: setup test quick demo bench formats-bench compare-orders stamina-bench fim-bench data lossless devsets check-bench hostile help
 help:
-	@echo "make setup | test | quick | demo | bench | formats-bench | compare-orders | stamina-bench | fim-bench | data | lossless | devsets | check-bench"
+	@echo "make setup | test | quick | demo | bench | formats-bench | compare-orders | stamina-bench | fim-bench | data | lossless | devsets | check-bench | hostile"
 
 EXT := $(shell python3 -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
 NATIVE := lm/_native$(EXT) ranker/_native$(EXT) parsing/_native$(EXT) automata/_native$(EXT)
@@ -153,6 +153,12 @@ stamina-bench: setup data
 compare-orders: setup data
 	bin/compare-orders --orders 3-8 --schemes kind,text --train .data/codrep2018/Dataset1 .data/codrep2018/Dataset2 --eval .data/codrep2019/validation --output .bench/compare
 	@mkdir -p docs && cp .bench/compare/compare.md docs/compare.md && cp .bench/compare/*.png docs/ 2>/dev/null || true
+
+# Issue 19's hostile inputs run as a user would (bench/hostile.py), with bin/rank's memory peaks and 20 Ctrl-C
+# tries on bin/build-lm corpora/; the table goes to docs/hostile.md (docs/errors.md links it).
+hostile: setup
+	@test -e $(DEFAULT_MODEL) || bin/build-lm --order 6 corpora/
+	set -o pipefail; bin/hostile --slow --interrupts 20 | tee docs/hostile.md
 
 # Fill-in-the-middle: 500 tasks from held-out JDK packages and 500 from held-out Python standard-library
 # modules, the n-gram predictor at orders 3-8 against two baselines. Writes docs/fim.md.

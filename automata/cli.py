@@ -8,7 +8,7 @@ from unnatural import cli
 
 from .bcr import SOLVED_BCR
 from .learn import ALGORITHMS, FOLDS, MEMBERS
-from .samples import ContradictionError, FormatError
+from .samples import MAX_ALPHABET, ContradictionError, FormatError
 from .vote import Vote, load_model
 
 COMMAND = "stamina"
@@ -31,8 +31,8 @@ def cmd_generate(args) -> int:
     cells = ([Cell(a, s) for a in ALPHABETS for s in SPARSITIES] if args.grid
              else [Cell(args.alphabet, float(args.sparsity))])
     for i, cell in enumerate(cells):
-        if cell.alphabet < 1 or not 0 < cell.sparsity <= 100:
-            raise cli.CommandError("generate: alphabet must be >= 1 and sparsity in (0, 100]")
+        if not 1 <= cell.alphabet <= MAX_ALPHABET or not 0 < cell.sparsity <= 100:
+            raise cli.CommandError(f"generate: alphabet must be 1 to {MAX_ALPHABET} and sparsity in (0, 100]")
         prob = make_problem(args.seed + i, cell.alphabet, cell.sparsity)
         number = args.number if (args.number and not args.grid) else (
             first_number(cell) if cell.alphabet in ALPHABETS and cell.sparsity in SPARSITIES else 1)
@@ -108,7 +108,7 @@ def cmd_grid(args) -> int:
         print(f"problem {s.problem:>3}: alphabet {s.cell.alphabet:>2}, sparsity {s.cell.sparsity:>5g}% "
               f"BCR {s.bcr:.3f} {'solved' if s.bcr >= SOLVED_BCR else '      '} {s.states:>4} states {s.seconds:5.1f} s")
     print(grid_report(scores, f"BCR per cell ({args.algo}) for {args.dir}"))
-    return cli.EXIT_USAGE if errors else cli.EXIT_OK
+    return cli.EXIT_FINDINGS if errors else cli.EXIT_OK
 
 
 def cmd_bench(args) -> int:

@@ -17,7 +17,12 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from .samples import FormatError, Word
+from unnatural import cli
+
+# the largest machine read from a file (its table has states x symbols cells): learned ones have thousands
+MAX_CELLS = 50_000_000
+
+from .samples import MAX_ALPHABET, FormatError, Word, read_text_file
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -198,6 +203,9 @@ class DFA:
             try:
                 if line[0] == "dfa":
                     n, k = int(line[1]), int(line[2])
+                    if not (n >= 1 and 1 <= k <= MAX_ALPHABET and n * k <= MAX_CELLS):
+                        raise FormatError(path, i, f"a machine has at least 1 state, 1 to {MAX_ALPHABET} symbols "
+                                                   f"and at most {MAX_CELLS:,} transitions, not {n} x {k}")
                     delta = -np.ones((n, k), np.int32)
                     acc = np.zeros(n, bool)
                 elif delta is None:
@@ -207,6 +215,8 @@ class DFA:
                         raise FormatError(path, i, "the start state must be 0")
                 elif line[0] == "accept":
                     for t in line[1:]:
+                        if not 0 <= int(t) < len(acc):
+                            raise FormatError(path, i, f"accepting state {t} out of range")
                         acc[int(t)] = True
                 else:
                     if len(line) != 3:
@@ -226,11 +236,12 @@ class DFA:
         return cls(delta, acc)
 
     def save(self, path) -> None:
-        Path(path).write_text(self.to_text())
+        with cli.atomic_output(path) as f:   # whole or not at all
+            f.write(self.to_text())
 
     @classmethod
     def load(cls, path) -> "DFA":
-        return cls.from_text(Path(path).read_text(), path)
+        return cls.from_text(read_text_file(path), path)
 
     # ---- pictures --------------------------------------------------------------------------------------
     def to_dot(self, name: str = "dfa") -> str:

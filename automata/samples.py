@@ -13,6 +13,9 @@ from typing import Iterable
 import numpy as np
 
 Word = tuple[int, ...]
+# The largest alphabet read (StaMinA's have 2 to 50 symbols, Abbadingo's 2): the learner's tables have a
+# column per symbol, so a file naming symbol 999999999 would otherwise ask for gigabytes.
+MAX_ALPHABET = 1024
 
 
 class FormatError(ValueError):
@@ -93,7 +96,8 @@ def _parse_symbols(path, line_no, tokens, alphabet) -> Word:
         raise FormatError(path, line_no, f"symbol is not an integer: {' '.join(tokens)!r}") from None
     for s in word:
         if not 0 <= s < alphabet:
-            raise FormatError(path, line_no, f"symbol {s} outside the alphabet 0..{alphabet - 1}")
+            raise FormatError(path, line_no, f"symbol {s} outside the alphabet 0..{alphabet - 1}" + (
+                f" (at most {MAX_ALPHABET} symbols are supported)" if alphabet == MAX_ALPHABET else ""))
     return word
 
 
@@ -113,8 +117,8 @@ def parse_abbadingo(text: str, path="<string>") -> Sample:
         alphabet = int(head[1].split(":")[0])
     except ValueError:
         raise FormatError(path, 1, f"header must be 'count alphabet', got {lines[0].strip()!r}") from None
-    if alphabet < 1:
-        raise FormatError(path, 1, "alphabet size must be at least 1")
+    if not 1 <= alphabet <= MAX_ALPHABET:
+        raise FormatError(path, 1, f"alphabet size must be 1 to {MAX_ALPHABET}, got {alphabet}")
     words, labels = [], []
     for i, line in enumerate(lines[1:], start=2):
         tok = line.split()
@@ -154,7 +158,7 @@ def parse_stamina(text: str, path="<string>", alphabet: int | None = None) -> Sa
         lab = {"+": True, "-": False, "?": None}.get(tok[0])
         if lab is None and tok[0] != "?":
             raise FormatError(path, i, f"unknown label {tok[0]!r} (expected +, - or ?)")
-        words.append(_parse_symbols(path, i, tok[1:], alphabet if alphabet is not None else 1 << 30))
+        words.append(_parse_symbols(path, i, tok[1:], alphabet if alphabet is not None else MAX_ALPHABET))
         labels.append(lab)
     if alphabet is None:
         alphabet = 1 + max((max(w) for w in words if w), default=0)
@@ -163,17 +167,28 @@ def parse_stamina(text: str, path="<string>", alphabet: int | None = None) -> Sa
 
 def read_sample(path, alphabet: int | None = None) -> Sample:
     """Read either format, told apart by the first non-blank line (StaMinA lines start with + - ?)."""
-    path = Path(path)
-    try:
-        text = path.read_text()
-    except UnicodeDecodeError:
-        raise FormatError(path, 1, "not a text file") from None
+    text = read_text_file(path)
     first = next((ln.split()[0] for ln in text.splitlines() if ln.strip()), None)
     if first is None:
         raise FormatError(path, 1, "empty file")
     if first in ("+", "-", "?"):
         return parse_stamina(text, path, alphabet)
     return parse_abbadingo(text, path)
+
+
+def read_text_file(path) -> str:
+    """A sample or model file's text; FormatError (naming it) for a folder, a binary file or an unreadable one."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except IsADirectoryError:
+        raise FormatError(path, 1, "is a folder, not a file") from None
+    if b"\0" in data:
+        raise FormatError(path, 1, "not a text file (binary)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise FormatError(path, 1, "not a text file") from None
 
 
 def read_training(path) -> Sample:

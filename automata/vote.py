@@ -11,8 +11,10 @@ from typing import Sequence
 
 import numpy as np
 
+from unnatural import cli
+
 from .dfa import DFA
-from .samples import FormatError, Word
+from .samples import FormatError, Word, read_text_file
 
 
 class Vote:
@@ -56,7 +58,8 @@ class Vote:
         return f"vote {len(self.members)} {self.threshold}\n" + "".join(m.to_text() for m in self.members)
 
     def save(self, path) -> None:
-        Path(path).write_text(self.to_text())
+        with cli.atomic_output(path) as f:   # whole or not at all
+            f.write(self.to_text())
 
     def to_dot(self) -> str:
         return "".join(m.to_dot(name=f"member{i}") for i, m in enumerate(self.members))
@@ -100,4 +103,4 @@ def model_from_text(text: str, path="<string>") -> DFA | Vote:
 
 
 def load_model(path) -> DFA | Vote:
-    return model_from_text(Path(path).read_text(), path)
+    return model_from_text(read_text_file(path), path)

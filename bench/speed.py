@@ -180,7 +180,7 @@ def timed_run(args: list[str], poll: float = 0.05, env: dict | None = None) -> R
         stop.set()
         watcher.join()
         proc.stderr.close()
-        if proc.returncode != 0:
+        if proc.returncode not in (0, 1):   # 1: an input skipped (with its warning), the rest ranked
             last = err.decode(errors="replace").strip().splitlines()[-1:] or ["?"]
             raise RuntimeError(f"{' '.join(args[:3])} ... exited {proc.returncode}: {last[0]}")
         size = out.seek(0, os.SEEK_END)
@@ -317,13 +317,13 @@ def main(argv=None) -> int:
             raise UsageError(f"--per-size {args.per_size}: must be at least 1")
         if args.startup_runs < 0 or args.build_runs < 0:
             raise UsageError("--startup-runs and --build-runs: must be at least 0")
-        if args.startup_runs and not args.startup_model.is_file():
-            raise UsageError(f"--startup-model {args.startup_model}: no such model (--startup-runs 0 skips it)")
         chars_per_size = parse_size(args.chars_per_size)
         if not args.model.is_file():
             raise UsageError(f"--model {args.model}: no such model")
         if not (args.validation / "out.txt").is_file():
             raise UsageError(f"--validation {args.validation}: no out.txt (not a CodRep 2019 task folder)")
+        if args.startup_runs and not args.startup_model.is_file():
+            raise UsageError(f"--startup-model {args.startup_model}: no such model (--startup-runs 0 skips it)")
         if sizes and not args.jdk.is_file():
             raise UsageError(f"--jdk {args.jdk}: no such file")
         ranker = rank_command(args.ranker)

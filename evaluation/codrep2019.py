@@ -17,6 +17,8 @@ One MRR for the whole project (bin/evaluate, bin/compare-orders, bin/analyze-err
 from __future__ import annotations
 
 import math
+import os
+import re
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
@@ -40,25 +42,35 @@ class RankingScores:
 def parse_predictions(lines: Iterable[str], source: str = "<stdin>") -> dict[str, list[int]]:
     """`<path> <off1> <off2> ...` lines -> {absolute path: ranking}, in input order; blank lines skipped.
 
-    A path predicted twice or an offset that is not an integer raises InputError naming `source` and line.
+    A path may hold spaces: the offsets are the line's trailing integers, read from the right, and what is
+    left is the path when it names a file. A path predicted twice, or a line with more than a path and
+    integers, raises InputError naming `source` and line.
     """
     predictions: dict[str, list[int]] = {}
     first_line: dict[str, int] = {}
     for line_number, line in enumerate(lines, start=1):
-        fields = line.split()
-        if not fields:
+        if not line.strip():
             continue
-        path = normalize_path(fields[0])
+        name, ranking = split_prediction(line)
+        if " " in name and not os.path.exists(name):   # a path with spaces is taken as one when it is a file
+            raise InputError(f"{source}:{line_number}: offsets must be integers: {line.rstrip()!r}")
+        path = normalize_path(name)
         if path in predictions:
             raise InputError(
-                f"{source}:{line_number}: second prediction for {fields[0]} (first on line {first_line[path]})"
+                f"{source}:{line_number}: second prediction for {name} (first on line {first_line[path]})"
             )
-        try:
-            predictions[path] = [int(field) for field in fields[1:]]
-        except ValueError:
-            raise InputError(f"{source}:{line_number}: offsets must be integers: {line.rstrip()!r}") from None
+        predictions[path] = ranking
         first_line[path] = line_number
     return predictions
+
+
+def split_prediction(line: str) -> tuple[str, list[int]]:
+    """A prediction line's path (spaces and all) and its offsets (the trailing integers)."""
+    path, offsets = _PREDICTION.fullmatch(line.strip()).groups()
+    return path, [int(f) for f in offsets.split()]
+
+
+_PREDICTION = re.compile(r"(\S.*?)((?:\s+[+-]?\d+)*)\s*", re.DOTALL)
 
 
 def answer_position(ranking: Sequence[int], answer: int) -> int | None:

@@ -31,7 +31,7 @@ def parser():
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--count", type=cli.positive_int, default=None,
                    help="tasks to write (default: one per file not kept clean)")
-    p.add_argument("--clean", type=int, default=0, metavar="N",
+    p.add_argument("--clean", type=cli.non_negative_int, default=0, metavar="N",
                    help="also write N untouched files (never one with a task) into the folder's clean/")
     p.add_argument("--edits", choices=MIXES, default="codrep2019",
                    help="codrep2019: CodRep 2019's kinds of edit and conventions (default); any: insert, "
@@ -45,17 +45,19 @@ def parser():
     p.add_argument("--project", help="project name recorded in truth.jsonl (default: the first SOURCE's name)")
     p.add_argument("--include", action="append", default=[], metavar="PATTERN",
                    help="only files whose path or archive member contains PATTERN; repeatable")
-    p.add_argument("--min-chars", type=int, default=0, help="skip files shorter than this")
-    p.add_argument("--max-chars", type=int, default=None, help="skip files longer than this")
+    p.add_argument("--min-chars", type=cli.non_negative_int, default=0, help="skip files shorter than this")
+    p.add_argument("--max-chars", type=cli.non_negative_int, default=None, help="skip files longer than this")
+    cli.add_max_bytes(p)
     p.add_argument("--force", action="store_true", help="replace a non-empty output folder")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 
 
-def read_sources(sources, include, min_chars, max_chars) -> list[tuple[str, str]]:
-    texts = []
+def read_sources(sources, include, min_chars, max_chars, max_bytes=None) -> tuple[list[tuple[str, str]], int]:
+    """(name, text) of every usable source file, and how many were skipped (each with a warning)."""
+    texts, skipped = [], 0
     for src in sources:
-        for raw in iter_raw(src):
+        for raw in iter_raw(src, max_bytes=max_bytes):
             if include and not any(pat in raw.name for pat in include):
                 continue
             try:
@@ -64,10 +66,11 @@ def read_sources(sources, include, min_chars, max_chars) -> list[tuple[str, str]
                 text = decode(raw.data, raw.name)
             except InputError as e:
                 cli.warning(COMMAND, e)
+                skipped += 1
                 continue
             if len(text) >= min_chars and (max_chars is None or len(text) <= max_chars):
                 texts.append((raw.name, text))
-    return texts
+    return texts, skipped
 
 
 @cli.command(COMMAND)
@@ -79,10 +82,8 @@ def main(argv=None) -> int:
         if len(sources) < 2:
             p.error("give the task folder to write: --output DIR (or as the last argument)")
         sources, output = sources[:-1], Path(sources[-1])
-    if args.clean < 0:
-        p.error("--clean must be >= 0")
     try:
-        texts = read_sources(sources, args.include, args.min_chars, args.max_chars)
+        texts, skipped = read_sources(sources, args.include, args.min_chars, args.max_chars, args.max_bytes)
         if not texts:
             raise TaskFolderError("no usable Java file in " + ", ".join(sources))
         checkstyle = indent = None
@@ -108,7 +109,7 @@ def main(argv=None) -> int:
     if args.count is not None and summary.tasks < args.count:
         cli.warning(COMMAND, f"{args.count} tasks asked for, {summary.tasks} made")
         return cli.EXIT_FINDINGS
-    return cli.EXIT_OK
+    return cli.EXIT_FINDINGS if skipped else cli.EXIT_OK
 
 
 if __name__ == "__main__":

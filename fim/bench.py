@@ -23,6 +23,7 @@ from tqdm import tqdm
 
 from evaluation.fim import FimExample, mean_scores, score_example
 from lm.build import build
+from parsing.languages import LANGUAGES
 from unnatural import ROOT, cli
 from unnatural.signature import signature
 
@@ -117,7 +118,12 @@ def main(argv=None) -> int:
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     args = p.parse_args(argv)
     args.out = args.output
+    for language in args.languages.split(","):
+        if language not in LANGUAGES:
+            p.error(f"--languages: unknown language '{language}' (known: {', '.join(sorted(LANGUAGES))})")
     lo, _, hi = args.orders.partition("-")
+    if not (lo.isdigit() and (hi.isdigit() or not hi)) or not 1 <= int(lo) <= int(hi or lo):
+        p.error(f"--orders: expected N or N-M, got {args.orders!r}")
     orders = list(range(int(lo), int(hi or lo) + 1))
     progress = not args.quiet
     rows = []

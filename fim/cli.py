@@ -47,7 +47,7 @@ def parser():
                    help="language of tasks whose path has no .java/.py suffix (default: the model's, else java)")
     p.add_argument("--no-project", action="store_true",
                    help="do not propose lines of the task set's other files (by default they are the project)")
-    p.add_argument("--beam", type=int, default=PredictConfig.beam,
+    p.add_argument("--beam", type=cli.non_negative_int, default=PredictConfig.beam,
                    help=f"beam width of the line generator, 0: none (default {PredictConfig.beam})")
     p.add_argument("--max-new-tokens", type=cli.positive_int, default=64,
                    help="with --hf-model: tokens generated (default 64)")

@@ -30,10 +30,10 @@ def parser():
                    help="source files (.java, .py), folders searched for them, .zip/.jar archives, CodRep 2018 "
                         "data sets (each task's file body)")
     cli.add_output(p, "the task file to write (JSON)", required=True)
-    p.add_argument("--count", type=int, default=100, help="tasks to make (default 100; fewer if the files "
+    p.add_argument("--count", type=cli.positive_int, default=100, help="tasks to make (default 100; fewer if the files "
                    "have fewer usable lines)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0): the same seed, the same tasks")
-    p.add_argument("--min-chars", type=int, default=DEFAULT_MIN_CHARS,
+    p.add_argument("--min-chars", type=cli.non_negative_int, default=DEFAULT_MIN_CHARS,
                    help=f"skip lines shorter than this, spaces at the ends not counted (default {DEFAULT_MIN_CHARS})")
     p.add_argument("--keep-comments", action="store_true", help="also take comment lines as middles")
     p.add_argument("--keep-prints", action="store_true", help="also take print and logging calls as middles")

@@ -33,13 +33,26 @@ TASK_NAME = re.compile(r"^(\d+)\.txt$")
 _WS = re.compile(rb"\s+")
 
 
-def is_task_folder(path: Path) -> bool:
-    return (path / ANSWERS_FILE).is_file() and (path / "0.txt").is_file()
+def task_folder_problem(path: str | Path) -> str | None:
+    """Why folder `path` is not a CodRep 2019 task folder, or None when it is one. The one rule, for every
+    command (bin/rank, bin/build-lm, bin/make-tasks, and bin/evaluate and bin/analyze-errors through
+    `read_answers`): a task folder has its full shape, `N.txt` files and `out.txt` with an integer answer on
+    line N+1 for each of them (a folder that merely holds some *.txt, such as a repository's NOTES.txt, is
+    not one)."""
+    try:
+        read_answers(str(path))
+    except InputError as e:
+        return str(e)
+    return None
+
+
+def is_task_folder(path: str | Path) -> bool:
+    return task_folder_problem(path) is None
 
 
 def task_files(folder: Path) -> list[Path]:
-    """Every task file of a folder (its *.txt but out.txt), in task order."""
-    return sorted((p for p in Path(folder).glob("*.txt") if p.name != ANSWERS_FILE), key=sort_key)
+    """Every task file `N.txt` of a folder, in task order."""
+    return sorted((p for p in Path(folder).glob("*.txt") if TASK_NAME.match(p.name)), key=sort_key)
 
 
 # ------------------------------------------------------------------------------------------- answers
@@ -59,11 +72,15 @@ def numbered_tasks(folder: str) -> dict[int, str]:
 
 
 def read_answers(folder: str) -> dict[str, int]:
-    """Answers of every task of `folder`: absolute path of `N.txt` -> its offset (line N+1 of out.txt)."""
+    """Answers of every task of `folder`: absolute path of `N.txt` -> its offset (line N+1 of out.txt); an
+    InputError naming the file when the folder is not a task folder (`task_folder_problem`)."""
     out_path = os.path.join(folder, ANSWERS_FILE)
     lines = read_text(out_path, "the answers").splitlines()
+    tasks = numbered_tasks(folder)
+    if not tasks:
+        raise InputError(f"{folder}: no N.txt task files beside {ANSWERS_FILE}")
     answers = {}
-    for number, path in sorted(numbered_tasks(folder).items()):
+    for number, path in sorted(tasks.items()):
         if number >= len(lines):
             raise InputError(f"{out_path}: no line {number + 1} for the answer of {path}")
         try:

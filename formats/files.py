@@ -41,6 +41,8 @@ def json_objects(text: str, source: str, what: str) -> list[dict]:
         items = json.loads(text)
     except json.JSONDecodeError as error:
         raise InputError(f"{source}:{error.lineno}: not JSON ({error.msg})") from None
+    except RecursionError:
+        raise InputError(f"{source}: JSON nested too deeply to read") from None
     if not isinstance(items, list):
         raise InputError(f"{source}: expected a JSON list of {what}s, got {type(items).__name__}")
     for index, item in enumerate(items):
@@ -50,16 +52,22 @@ def json_objects(text: str, source: str, what: str) -> list[dict]:
 
 
 def read_source(path: Path, max_bytes: int | None = None) -> str:
-    """A source file's text (see `decode`); a file larger than `max_bytes` is an input error, found before
-    reading it (a device or a generated giant would take the memory)."""
+    """A source file's text (see `decode`); a regular file larger than `max_bytes` is an input error found
+    before reading it, and a device or a pipe named as a file (`/dev/zero`, `<(git show ...)`) is read only
+    that far (`/dev/zero` has no end)."""
     try:
-        if max_bytes is not None:
-            problem = unfit_source(path, os.stat(path), max_bytes)
-            if problem:
-                raise InputError(problem)
-        data = Path(path).read_bytes()
+        with open(path, "rb") as f:
+            if max_bytes is None:
+                data = f.read()
+            else:
+                info = os.fstat(f.fileno())
+                if stat.S_ISREG(info.st_mode) and info.st_size > max_bytes:
+                    raise InputError(unfit_source(path, info, max_bytes))
+                data = f.read(max_bytes + 1)
+                if len(data) > max_bytes:
+                    raise InputError(f"{path}: {too_large(None, max_bytes)}; skipped")
     except OSError as e:
-        raise InputError(f"{path}: cannot read ({e.strerror})") from None
+        raise InputError(f"{path}: cannot read ({e.strerror}); skipped") from None
     return decode(data, str(path))
 
 
@@ -69,8 +77,14 @@ def unfit_source(name: str | Path, st: os.stat_result, max_bytes: int) -> str | 
     if not stat.S_ISREG(st.st_mode):
         return f"{name}: not a regular file; skipped"
     if st.st_size > max_bytes:
-        return f"{name}: {st.st_size:,} bytes, more than --max-bytes {max_bytes:,}; skipped"
+        return f"{name}: {too_large(st.st_size, max_bytes)}; skipped"
     return None
+
+
+def too_large(size: int | None, max_bytes: int) -> str:
+    """Why a file above --max-bytes is skipped (`size`: its size, None when not known)."""
+    return f"{size:,} bytes, more than --max-bytes {max_bytes:,}" if size is not None else \
+        f"more than --max-bytes {max_bytes:,} bytes"
 
 
 def normalize_path(path: str | Path) -> str:

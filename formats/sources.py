@@ -2,20 +2,25 @@
 
     x.zip / x.jar                   an archive: every *.java member
     folder with Tasks/, Solutions/  a CodRep 2018 data set: each task's file body (after new line + blank line)
-    folder with out.txt and 0.txt   a CodRep 2019 task folder: each base file, voted from its copies
+    CodRep 2019 task folder         N.txt files and out.txt answering each (codrep2019.is_task_folder): each
+                                    base file, voted from its copies
     any other folder                searched recursively for *.java; each entry is recognised by these rules
-    x.java                          itself
+    x.java                          itself (another file named as a SOURCE is skipped with a warning)
+
+Links are followed, each real folder and file once: a link back to a folder being read (a loop) is one
+warning; files above --max-bytes, and what is not a regular file, are skipped with a warning.
 """
 from __future__ import annotations
 
 import fnmatch
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from . import codrep2018, codrep2019
-from .files import InputError, normalize_path, sort_key
+from .files import InputError, normalize_path, sort_key, too_large
 
 
 class SourceError(InputError):
@@ -42,7 +47,23 @@ def shape_of(path: Path) -> str:
         if codrep2019.is_task_folder(path):
             return "codrep2019"
         return "folder"
-    raise SourceError(f"{path}: no such file or folder")
+    raise SourceError(f"{path}: {missing_reason(path)}")
+
+
+def missing_reason(path: Path) -> str:
+    """Why `path` is neither a file nor a folder, in a few words."""
+    if path.is_symlink():
+        try:
+            path.resolve(strict=True)
+        except RuntimeError:
+            return "symbolic link loop"
+        except OSError as e:
+            if e.errno == 40:   # ELOOP
+                return "symbolic link loop"
+            return "broken symbolic link"
+    if os.path.lexists(path):
+        return "not a regular file or folder"
+    return "no such file or folder"
 
 
 @dataclass(frozen=True)
@@ -60,24 +81,52 @@ class SourceEntry:
 
 
 def iter_raw(source: str | Path, exclude: tuple[str, ...] = (), origin: str | None = None,
-             suffixes: tuple[str, ...] = (".java",)) -> Iterator[RawFile]:
+             suffixes: tuple[str, ...] = (".java",), max_bytes: int | None = None) -> Iterator[RawFile]:
     """Every file a SOURCE holds, as raw bytes (decoding and dedup happen downstream); `origin`: the SOURCE
     argument a folder entry was found under; `suffixes`: the source files searched for in folders and
-    archives (`.java`; `.py` for Python)."""
-    return read_entries(iter_entries(source, exclude, origin, suffixes))
+    archives (`.java`; `.py` for Python); files larger than `max_bytes` are skipped (RawFile.error)."""
+    return read_entries(iter_entries(source, exclude, origin, suffixes, max_bytes=max_bytes))
+
+
+@dataclass
+class _Walk:
+    """What a walk over folders has seen: real folders and files (device, inode), so that each is read once
+    whatever links lead to it."""
+    folders: set
+    files: set
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def iter_entries(source: str | Path, exclude: tuple[str, ...] = (), origin: str | None = None,
-                 suffixes: tuple[str, ...] = (".java",)) -> Iterator[SourceEntry]:
+                 suffixes: tuple[str, ...] = (".java",), walk: _Walk | None = None,
+                 ancestors: frozenset = frozenset(), max_bytes: int | None = None) -> Iterator[SourceEntry]:
     """Every file a SOURCE holds, in `iter_raw`'s order, listed without reading it (but CodRep 2019 task
-    folders, whose base files are voted from all their copies)."""
+    folders, whose base files are voted from all their copies). `walk` and `ancestors`: what the walk
+    this SOURCE is part of has seen, and the real folders it is inside of."""
     path = Path(source)
     shape = shape_of(path)
     src = origin or str(source)
+    walk = walk or _Walk(set(), set())
+    if shape in ("java", "archive"):
+        ident = _identity(path)
+        if ident in walk.files:   # the same real file through another link: read once
+            return
+        walk.files.add(ident)
     if shape == "java":
-        yield _file_entry(src, path, "java")
+        if path.suffix not in suffixes:
+            yield SourceEntry(src, str(path), "java", str(path),
+                              error=f"not a {'/'.join(suffixes)} file (nor .zip, .jar or a folder)")
+            return
+        yield _file_entry(src, path, "java", max_bytes)
     elif shape == "archive":
-        yield from _archive(path, src, exclude, suffixes)
+        yield from _archive(path, src, exclude, suffixes, max_bytes)
     elif shape == "codrep2018":
         for task in sorted((path / codrep2018.TASKS).glob("*.txt"), key=sort_key):
             yield _file_entry(src, task, "codrep2018")
@@ -87,26 +136,51 @@ def iter_entries(source: str | Path, exclude: tuple[str, ...] = (), origin: str 
     else:
         # a plain folder: each entry is recognised by the same shape rules (so a CodRep set or a zip
         # dropped anywhere under corpora/ is read as what it is)
-        for entry in sorted(path.iterdir()):
+        ident = _identity(path)
+        if ident in ancestors:   # a link back to a folder being read
+            yield SourceEntry(src, str(path), "java", str(path),
+                              error=f"symbolic link loop (back to {os.path.realpath(path)})")
+            return
+        if ident in walk.folders:   # the same real folder through another link: read once
+            return
+        walk.folders.add(ident)
+        try:
+            entries = sorted(path.iterdir())
+        except OSError as e:
+            yield SourceEntry(src, str(path), "java", str(path), error=f"cannot list the folder ({e.strerror})")
+            return
+        for entry in entries:
             if entry.name.startswith(".") or entry.name == "README.md":
                 continue
-            if entry.is_dir() or entry.suffix in (".zip", ".jar") + suffixes:
+            if entry.suffix in (".zip", ".jar") + suffixes or entry.is_dir() or entry.is_symlink():
                 if entry.suffix in suffixes and _excluded(str(entry), exclude):
                     continue
+                if entry.is_symlink() and not entry.exists() and entry.suffix not in (".zip", ".jar") + suffixes:
+                    if missing_reason(entry) == "symbolic link loop":
+                        yield SourceEntry(src, str(entry), "java", str(entry), error="symbolic link loop")
+                    continue   # a dangling link to something else than a source: nothing to read
+                if not entry.is_dir() and entry.suffix not in (".zip", ".jar") + suffixes:
+                    continue
                 try:
-                    yield from iter_entries(entry, exclude, src, suffixes)
+                    yield from iter_entries(entry, exclude, src, suffixes, walk, ancestors | {ident}, max_bytes)
                 except SourceError as e:   # one broken entry (a dangling link, a bad zip) is skipped
                     yield SourceEntry(src, str(entry), "java", str(entry), error=str(e).removeprefix(f"{entry}: "))
 
 
-def _file_entry(src: str, path: Path, shape: str) -> SourceEntry:
+def _file_entry(src: str, path: Path, shape: str, max_bytes: int | None = None) -> SourceEntry:
     try:
-        return SourceEntry(src, str(path), shape, str(path), path.stat().st_size)
+        st = path.stat()
     except OSError as e:
         return SourceEntry(src, str(path), shape, str(path), error=f"cannot read ({e.strerror})")
+    if not stat.S_ISREG(st.st_mode):
+        return SourceEntry(src, str(path), shape, str(path), error="not a regular file")
+    if max_bytes is not None and st.st_size > max_bytes:
+        return SourceEntry(src, str(path), shape, str(path), st.st_size, error=too_large(st.st_size, max_bytes))
+    return SourceEntry(src, str(path), shape, str(path), st.st_size)
 
 
-def _archive(path: Path, src: str, exclude, suffixes=(".java",)) -> Iterator[SourceEntry]:
+def _archive(path: Path, src: str, exclude, suffixes=(".java",), max_bytes: int | None = None
+             ) -> Iterator[SourceEntry]:
     import zipfile   # here: bin/rank imports this module, and never reads an archive
     try:
         zf = zipfile.ZipFile(path)
@@ -115,6 +189,10 @@ def _archive(path: Path, src: str, exclude, suffixes=(".java",)) -> Iterator[Sou
     with zf:
         for info in zf.infolist():
             if info.is_dir() or not info.filename.endswith(suffixes) or _excluded(info.filename, exclude):
+                continue
+            if max_bytes is not None and info.file_size > max_bytes:
+                yield SourceEntry(src, f"{path}!{info.filename}", "archive", str(path), info.file_size,
+                                  info.filename, error=too_large(info.file_size, max_bytes))
                 continue
             yield SourceEntry(src, f"{path}!{info.filename}", "archive", str(path), info.file_size, info.filename)
 
@@ -187,11 +265,18 @@ def walk_files(folder: str | Path, suffixes: tuple[str, ...] = (".java",),
 
 
 def files_to_rank(path: Path) -> list[Path]:
-    """The files a PATH names for ranking, absolute, in task order: a task folder's task files, else a
-    folder's *.java files (`walk_files`), or the file itself."""
+    """The files a PATH names for ranking, absolute, in task order: a CodRep 2019 task folder's task files,
+    else a folder's *.java files (`walk_files`), or the file itself. A folder with none is an InputError
+    saying so (and why it is not a task folder, when it looks like one)."""
     if path.is_dir():
-        files = codrep2019.task_files(path) or list(walk_files(path))
+        problem = codrep2019.task_folder_problem(path)
+        files = codrep2019.task_files(path) if problem is None else list(walk_files(path))
+        if not files:
+            looks_like_tasks = problem is not None and codrep2019.task_files(path)
+            raise InputError(f"{path}: no .java file" + (
+                f"; its N.txt files are not a CodRep task folder ({problem}): name them to rank them"
+                if looks_like_tasks else " in the folder") + "; skipped")
         return sorted((Path(normalize_path(p)) for p in files), key=sort_key)
-    if path.exists():
+    if os.path.exists(path):
         return [Path(normalize_path(path))]
-    raise InputError(f"{path}: no such file or folder")
+    raise InputError(f"{path}: {missing_reason(path)}; skipped")

@@ -40,13 +40,14 @@ def main(argv=None) -> int:
     print(f"signature: {sig}", file=sys.stderr)
     t = time.time()
     ranked, failed = rank_paths(args.paths, args.model, args.workers, args.baseline,
-                                error=lambda message: cli.error(COMMAND, message))
+                                error=lambda message: cli.warning(COMMAND, message if message.endswith("skipped")
+                                                                  else f"{message}; skipped"))
     sys.stdout.flush()
     dt = time.time() - t
     print(f"ranked {ranked} tasks in {dt:.1f} s ({ranked / dt if dt else 0:.1f} tasks/s, {args.workers} workers)"
           + (f", {failed} failed" if failed else ""), file=sys.stderr)
     print(f"signature: {sig}", file=sys.stderr)
-    return cli.EXIT_FINDINGS if failed and not ranked else cli.EXIT_OK
+    return cli.EXIT_FINDINGS if failed else cli.EXIT_OK   # tasks skipped: each named above
 
 
 if __name__ == "__main__":

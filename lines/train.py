@@ -26,6 +26,7 @@ from formats.sources import RawFile
 from lm.build import build_folds
 from lm.corpus import fold_of
 from lm.model import LanguageModel
+from unnatural import cli
 from unnatural.signature import versions
 
 from .batch import forkserver_pool
@@ -199,7 +200,7 @@ def train(cfg: TrainConfig) -> dict:
             for (p, s), (path, res, err) in tqdm(zip(kept, jobs), total=len(kept), desc="stage-1 features",
                                                 unit="task", disable=not cfg.progress, file=sys.stderr):
                 if res is None:
-                    _log(f"warning: {err}; skipped")
+                    _log(f"{cli.running_command()}: warning: {err}; skipped")
                     continue
                 rows.append((TrainTask(p, s, fold[p]), res))
         tasks = [r[0] for r in rows]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import stat
 import sys
 import time
 from dataclasses import dataclass
@@ -49,6 +50,7 @@ class BuildConfig:
     cluster: str | None = None        # a Dask scheduler address or local:N (lm.cluster), else forked workers
     work_dir: str | None = None       # with cluster: where the token shards go (default: beside the model)
     allow_missing: bool = False       # with cluster: train without the files of shards that failed twice
+    max_bytes: int | None = None      # files larger than this are skipped (with a warning)
 
     def __post_init__(self):
         check_order(self.order)
@@ -147,10 +149,12 @@ def build(cfg: BuildConfig, progress: bool = True) -> dict:
             if cfg.cluster:
                 from .cluster import write_corpus_on_cluster   # Dask is imported only with --cluster
                 stats, missing = write_corpus_on_cluster(cfg.sources, cfg.exclude, cfg.scheme, lmplz_in, cfg.cluster,
-                                                         cfg.work_dir or str(tmp), cfg.allow_missing, progress)
+                                                         cfg.work_dir or str(tmp), cfg.allow_missing, progress,
+                                                         max_bytes=cfg.max_bytes)
             else:
                 suffixes = get_language(get_scheme(cfg.scheme).language).suffixes   # .java, or .py for `python`
-                files = chain.from_iterable(iter_raw(s, cfg.exclude, suffixes=suffixes) for s in cfg.sources)
+                files = chain.from_iterable(iter_raw(s, cfg.exclude, suffixes=suffixes, max_bytes=cfg.max_bytes)
+                                            for s in cfg.sources)
                 stats = write_corpus(files, cfg.scheme, lmplz_in, cfg.workers, progress, sources=cfg.sources)
             if stats.files == 0:
                 raise EmptyCorpus("empty corpus: no source file could be read from " + ", ".join(cfg.sources))
@@ -166,14 +170,20 @@ def build(cfg: BuildConfig, progress: bool = True) -> dict:
 
 def sources_bytes(sources) -> int:
     """The size of the SOURCE paths on disk (a zip's compressed size times 4), which sizes lmplz's memory
-    before the streamed corpus is known."""
+    before the streamed corpus is known. Linked files count (corpora/ links the JDK's zip), each real file
+    once."""
+    seen: set[tuple[int, int]] = set()
     total = 0
     for s in map(Path, sources):
-        if s.is_file():
-            total += s.stat().st_size * (4 if s.suffix in (".zip", ".jar") else 1)
-        elif s.is_dir():
-            total += sum(p.stat().st_size * (4 if p.suffix in (".zip", ".jar") else 1)
-                         for p in s.rglob("*") if p.is_file())   # a linked file counts (corpora/'s JDK zip is one)
+        for p in ([s] if s.is_file() else s.rglob("*") if s.is_dir() else []):
+            try:
+                st = p.stat()
+            except OSError:
+                continue
+            if not stat.S_ISREG(st.st_mode) or (st.st_dev, st.st_ino) in seen:
+                continue
+            seen.add((st.st_dev, st.st_ino))
+            total += st.st_size * (4 if p.suffix in (".zip", ".jar") else 1)
     return total
 
 

@@ -21,8 +21,9 @@ DEFAULT_CORPUS = "corpora"
 def parser() -> cli.ArgumentParser:
     p = cli.parser(COMMAND, __doc__.strip() + (
         " A SOURCE is recognised by its shape: a .zip/.jar archive, a CodRep 2018 data set (Tasks/ and "
-        "Solutions/), a CodRep 2019 task folder (out.txt beside 0.txt), any other folder (searched for "
-        "*.java, each entry recognised by these rules) or a .java file. Identical files are read once."))
+        "Solutions/), a CodRep 2019 task folder (N.txt files and out.txt answering each), any other folder "
+        "(searched for *.java, each entry recognised by these rules) or a .java file. Identical files are read "
+        "once; links are followed, each real file once."))
     p.add_argument("sources", nargs="*", metavar="SOURCE", help=f"corpus sources (default: {DEFAULT_CORPUS}/)")
     p.add_argument("--order", type=int, default=6, help=f"n-gram order, 1..{MAX_ORDER} (default 6)")
     p.add_argument("--scheme", default=DEFAULT_SCHEME,
@@ -47,6 +48,7 @@ def parser() -> cli.ArgumentParser:
                    help=f"lmplz's sort memory, e.g. 500M, 2G or 80%% (default: {MEMORY_PER_BYTE} times the corpus "
                         f"text, at least {MIN_MEMORY // 2**20}M, at most {DEFAULT_MEMORY}); what does not fit is "
                         "sorted on disk")
+    cli.add_max_bytes(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 
@@ -70,7 +72,7 @@ def main(argv=None) -> int:
             parse_address(args.cluster)
         cfg = BuildConfig(tuple(sources), args.order, args.scheme, output, exclude, args.workers, args.keep_arpa,
                           memory=args.memory, cluster=args.cluster, work_dir=args.work_dir,
-                          allow_missing=args.allow_missing)
+                          allow_missing=args.allow_missing, max_bytes=args.max_bytes)
         sig = build(cfg, progress=not args.quiet)
     except (ValueError, UnknownScheme, SourceError, EmptyCorpus, KenlmError, OSError, ClusterError) as e:
         raise cli.CommandError(e) from None
@@ -79,7 +81,7 @@ def main(argv=None) -> int:
           f"{sig['skipped']} skipped, " + (f"{len(sig['missing'])} missing, " if sig.get("missing") else "")
           + f"model {sig['binary_bytes'] / 2**20:.1f} MiB", file=sys.stderr)
     print(output)
-    return cli.EXIT_OK
+    return cli.EXIT_FINDINGS if sig["skipped"] or sig.get("missing") else cli.EXIT_OK
 
 
 if __name__ == "__main__":

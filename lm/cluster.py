@@ -101,12 +101,14 @@ def tokenize_shard(entries: Sequence[SourceEntry], scheme: str, folder: str, ind
 
 def write_corpus_on_cluster(sources: Sequence[str], exclude: tuple[str, ...], scheme: str, sink: BinaryIO,
                             address: str, work_dir: str, allow_missing: bool = False, progress: bool = True,
-                            shard_bytes: int = SHARD_BYTES) -> tuple[CorpusStats, list[str]]:
+                            shard_bytes: int = SHARD_BYTES, max_bytes: int | None = None
+                            ) -> tuple[CorpusStats, list[str]]:
     """lm.corpus.write_corpus on the cluster at `address` (see the module's doc), into `sink`: the corpus
     statistics, and the files of the shards that failed (only with `allow_missing`; else ShardFailed)."""
     import fsspec
     suffixes = get_language(get_scheme(scheme).language).suffixes
-    entries = list(chain.from_iterable(iter_entries(s, exclude, suffixes=suffixes) for s in sources))
+    entries = list(chain.from_iterable(iter_entries(s, exclude, suffixes=suffixes, max_bytes=max_bytes)
+                                       for s in sources))
     kept = Distinct.of(scheme, 1, sources)
     missing: list[str] = []
     run = f"{work_dir.rstrip('/')}/unnatural-shards-{uuid.uuid4().hex[:12]}"

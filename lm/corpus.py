@@ -18,6 +18,7 @@ from tqdm import tqdm
 from formats.files import InputError, decode
 from formats.sources import RawFile
 from parsing.schemes import Scheme, get_scheme
+from unnatural import cli
 from unnatural.parallel import ordered_map
 
 
@@ -60,7 +61,7 @@ def _fold(digest: bytes, folds: int) -> int:
 
 
 def _warn(message: str) -> None:
-    tqdm.write(f"warning: {message}", file=sys.stderr)
+    tqdm.write(f"{cli.running_command()}: warning: {message}", file=sys.stderr)
 
 
 def encode(data: bytes, name: str, scheme: Scheme) -> tuple[bytes | None, int | str]:

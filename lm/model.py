@@ -6,8 +6,12 @@ ranker's features (`score`), the benchmarks (`score`, `load`) and the tests' pla
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+import os
+import re
+import sys
 from functools import cached_property
 from pathlib import Path
 
@@ -22,22 +26,97 @@ def log10_to_bits(logprob10: float) -> float:
     return -logprob10 * LOG2_10
 
 
+class ModelError(ValueError):
+    """A model file (or its signature) that cannot be used; one line naming the file."""
+
+
+BINARY_MAGIC = b"mmap lm http://kheafield.com/code"   # how every KenLM binary file starts
+ARPA_HEAD = b"\\data\\"
+# Symbols only one token scheme writes (parsing.schemes, parsing.python_scheme): what tells a model's scheme
+# when its signature is missing. kind and text write the same gaps; text keeps identifiers, so it has no ID.
+_RUNS = ("·n1+s4", "·n1-s4", "·n1+t1", "·n1-t1", "·n1+s2", "·n1-s2")
+_SCHEME_EVIDENCE = {
+    "kind-units": lambda has: has("·n1+1") or has("·n1-1"),
+    "kind": lambda has: any(map(has, _RUNS)) and has("ID"),
+    "text": lambda has: any(map(has, _RUNS)) and not has("ID"),
+    "python": lambda has: has("·n1>"),
+}
+
+
+def check_model_file(path: Path) -> None:
+    """ModelError unless `path` looks like a KenLM model: a binary one (its magic bytes) or an ARPA file."""
+    if path.is_dir():
+        raise ModelError(f"{path}: is a folder, not a KenLM model")
+    try:
+        with open(path, "rb") as f:
+            head = f.read(len(BINARY_MAGIC))
+            if not head.startswith(BINARY_MAGIC):
+                head = (head + f.read(4096)).lstrip()
+    except OSError as e:
+        raise ModelError(f"{path}: cannot read the model ({e.strerror})") from None
+    if not (head.startswith(BINARY_MAGIC) or head.startswith(ARPA_HEAD)):
+        raise ModelError(f"{path}: not a KenLM model (neither a binary model from build_binary nor an ARPA file)")
+
+
+@contextlib.contextmanager
+def quiet_stderr():
+    """KenLM's own lines while it loads an ARPA file ('Loading the LM will be faster...', a progress bar)
+    go nowhere: a command's stderr is its own lines (a failure is an exception, reported by the caller)."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError, AttributeError):
+        yield
+        return
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 2)
+        os.close(null)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def load_error(path: Path, error: Exception) -> ModelError:
+    """KenLM's exception on loading `path` as one line: what it says is wrong, without where in its code."""
+    text = " ".join(str(error).split()) or type(error).__name__
+    why = re.split(r"threw \w+(?: because `[^']*'\.)?\s*", text)[-1].strip(" ().") or text
+    return ModelError(f"{path}: not a readable KenLM model ({why})")
+
+
 class LanguageModel:
     """A KenLM model plus its signature. The kenlm module loads the model on first use only: the ranker
-    scores through `mixture`, which loads it in C++ itself."""
+    scores through `mixture`, which loads it in C++ itself. A model without its signature is read when
+    its vocabulary tells its token scheme (`scheme_inferred`), else it is a ModelError."""
 
     def __init__(self, path: str | Path):
         path = Path(path)
         if not path.exists():
             raise FileNotFoundError(f"{path}: no such model")
+        check_model_file(path)
         self.path = path
         self.signature = read_signature(path)
-        self.scheme = self.signature.get("scheme", "kind")
+        self.scheme_inferred = "scheme" not in self.signature
+        self.scheme = self.signature["scheme"] if "scheme" in self.signature else self._scheme_from_vocabulary()
+
+    def _scheme_from_vocabulary(self) -> str:
+        has = self.model.__contains__
+        schemes = [name for name, evidence in _SCHEME_EVIDENCE.items() if evidence(has)]
+        if len(schemes) != 1:
+            raise ModelError(f"{self.path}: no signature beside it ({signature_path(self.path).name}), and its "
+                             "token scheme cannot be told from its vocabulary; copy the signature with the model "
+                             "or rebuild it with bin/build-lm")
+        return schemes[0]
 
     @cached_property
     def model(self) -> "kenlm.Model":
         import kenlm   # the ranker scores through `mixture` and never needs the module
-        return kenlm.Model(str(self.path))
+        try:
+            with quiet_stderr():
+                return kenlm.Model(str(self.path))
+        except (RuntimeError, OSError, IOError) as e:
+            raise load_error(self.path, e) from None
 
     def load(self) -> "LanguageModel":
         """Load the model now (it is otherwise loaded on first use)."""
@@ -86,7 +165,13 @@ class LanguageModel:
         if project is not None and project.scheme != self.scheme:
             raise ValueError(f"project model scheme '{project.scheme}' differs from '{self.scheme}'")
         mixed = project is not None and weight > 0
-        return Mixture(str(self.path), str(project.path) if mixed else "", weight)
+        try:
+            with quiet_stderr():
+                return Mixture(str(self.path), str(project.path) if mixed else "", weight)
+        except (RuntimeError, OSError) as e:
+            text = str(e)
+            bad = project.path if mixed and str(project.path) in text and str(self.path) not in text else self.path
+            raise load_error(bad, e) from None
 
     def describe(self) -> list[tuple[str, object]]:
         """Signature fields of the model (`model:<path>` when it has no signature file)."""
@@ -109,7 +194,15 @@ def signature_path(model_path: Path) -> Path:
 
 
 def read_signature(model_path: Path) -> dict:
+    """The signature `bin/build-lm` wrote beside a model ({} when there is none); ModelError when it is not
+    a JSON object."""
     p = signature_path(model_path)
-    if p.exists():
-        return json.loads(p.read_text())
-    return {}
+    if not p.exists():
+        return {}
+    try:
+        signature = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as e:
+        raise ModelError(f"{p}: not a model signature ({getattr(e, 'strerror', None) or e})") from None
+    if not isinstance(signature, dict) or not isinstance(signature.get("scheme", ""), str):
+        raise ModelError(f"{p}: not a model signature (a JSON object from bin/build-lm expected)")
+    return signature

@@ -36,7 +36,7 @@ class Grammar:
         """`leaves` as the C walk returns them: arrays (array.array) of kind ids, start bytes and end bytes."""
         arrays = self.walker[0].of(data)
         if len(data) >= TRIM_BYTES:
-            _release_freed_memory()
+            release_freed_memory()
         return arrays
 
     def leaves(self, data: bytes) -> tuple[list[str], list[int], list[int]]:
@@ -61,7 +61,8 @@ def _malloc_trim():
         return None
 
 
-def _release_freed_memory() -> None:
+def release_freed_memory() -> None:
+    """Give memory that was freed back to the system (glibc keeps it otherwise), e.g. before forking."""
     trim = _malloc_trim()
     if trim is not None:
         trim(0)

@@ -13,13 +13,12 @@ import tree_sitter
 import tree_sitter_java
 
 from .grammar import Grammar
-from .offsets import ASCII, byte_to_char
+from .offsets import ASCII, BOM, byte_to_char
 from .tokens import TokenStream
 
 # Leaves that tree-sitter would split further but that are one token for us.
 WHOLE_KINDS = frozenset({"string_literal", "character_literal", "text_block", "line_comment", "block_comment"})
 _NON_SPACE = re.compile(r"\S+")
-BOM = "\ufeff"
 
 
 GRAMMAR = Grammar(tree_sitter_java.language, WHOLE_KINDS)
@@ -42,9 +41,12 @@ def leaves(data: bytes) -> tuple[list[str], list[int], list[int]]:
 
 
 def tokenize(text: str) -> TokenStream:
-    """Tokenize Java source `text` (already decoded) into a lossless TokenStream."""
+    """Tokenize Java source `text` (already decoded) into a lossless TokenStream. A CR is a line break in
+    Java as LF is (alone or in CRLF), but tree-sitter-java ends a line comment at LF only: it parses the
+    bytes with every CR written as LF (one byte for one, so every span is the same), and a comment line
+    ending in CRLF or CR leaves its line break to the gap."""
     data = text.encode("utf-8")
-    return stream_of_leaves(text, data, *leaves(data))
+    return stream_of_leaves(text, data, *leaves(data.replace(b"\r", b"\n") if b"\r" in data else data))
 
 
 def same_tokens(text: str, start: int, end: int, replacement: str, tokens: list[str] | None = None) -> bool:
@@ -60,7 +62,10 @@ def same_tokens(text: str, start: int, end: int, replacement: str, tokens: list[
         b_start = len(text[:start].encode("utf-8"))
         b_end = b_start + len(text[start:end].encode("utf-8"))
     b_new = b_start + len(replacement.encode("utf-8"))
-    same = GRAMMAR.walker[0].same_leaves(data, edited.encode("utf-8"), b_start, b_end, b_new)
+    edited_data = edited.encode("utf-8")
+    if b"\r" in data or b"\r" in edited_data:   # parsed as tokenize parses them: every CR as LF
+        data, edited_data = data.replace(b"\r", b"\n"), edited_data.replace(b"\r", b"\n")
+    same = GRAMMAR.walker[0].same_leaves(data, edited_data, b_start, b_end, b_new)
     if same is not None:
         return same
     return tokenize(edited).token_texts() == (tokens if tokens is not None else tokenize(text).token_texts())

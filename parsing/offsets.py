@@ -1,5 +1,10 @@
-"""Byte offsets (tree-sitter) to character offsets (everything else), and character offsets to lines and
-columns as editors count them: the one place positions are converted."""
+"""Offsets: byte offsets (tree-sitter) to character offsets (everything else), and character offsets to the
+lines and columns an editor shows; the one place positions are converted.
+
+Lines and columns as editors count them: a line ends at LF, CRLF or a lone CR (each one line break, as the
+Java language has it), columns count characters from 1, and a UTF-8 byte order mark is not a column of
+line 1 (while a character offset, the CodRep convention, counts it as character 1).
+"""
 from __future__ import annotations
 
 import bisect
@@ -8,6 +13,9 @@ from itertools import accumulate
 
 # 1 for a byte that starts a UTF-8 character, 0 for a continuation byte (10xxxxxx)
 _STARTS = bytes(0 if 0x80 <= b < 0xC0 else 1 for b in range(256))
+
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
+BOM = "\ufeff"
 
 
 def byte_to_char(data: bytes, text: str):
@@ -30,21 +38,22 @@ def _identity(offset: int) -> int:
 ASCII = _identity   # what byte_to_char returns when bytes and characters coincide
 
 
-_NEWLINE = re.compile(r"\r\n|\r|\n")
-
-
 class Lines:
     """A text's lines as editors count them (LF, CRLF and CR each end one): the 1-based line and column of a
-    0-based character index, and a line's text."""
+    0-based character index (a BOM is no column), and a line's text."""
 
     def __init__(self, text: str):
         self.text = text
-        self.starts = [0, *(m.end() for m in _NEWLINE.finditer(text))]
+        self.starts = [0, *(m.end() for m in LINE_BREAK.finditer(text))]
+        self._bom = text.startswith(BOM)
 
     def position(self, index: int) -> tuple[int, int]:
         """(line, column), both 1-based, of the character at 0-based `index` (len(text): just past the end)."""
         i = bisect.bisect_right(self.starts, index) - 1
-        return i + 1, index - self.starts[i] + 1
+        column = index - self.starts[i] + 1
+        if i == 0 and self._bom and index > 0:
+            column -= 1
+        return i + 1, column
 
     def line(self, number: int) -> str:
         """Line `number` (1-based) without its line ending."""
@@ -54,5 +63,19 @@ class Lines:
 
 
 def line_col(text: str, offset: int) -> tuple[int, int]:
-    """1-based line and column of a 1-based character offset."""
+    """1-based line and column of the 1-based character offset `offset` of `text`."""
     return Lines(text).position(offset - 1)
+
+
+def has_line_break(text: str) -> bool:
+    return "\n" in text or "\r" in text
+
+
+def last_line(text: str) -> str:
+    """What follows the last line break of `text` (all of it when it has none)."""
+    return text[max(text.rfind("\n"), text.rfind("\r")) + 1:]
+
+
+def as_lf(text: str) -> str:
+    """`text` with every line break (CRLF, a lone CR) written as LF."""
+    return LINE_BREAK.sub("\n", text) if "\r" in text else text

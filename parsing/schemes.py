@@ -29,7 +29,9 @@ starts on (tracked across tokens, multi-line comments and text blocks included),
       ·n1-t1     newline, one tab shallower   ·n1@s3    newline, indentation unrelated to the current one
       w          after n<k>: blank lines holding whitespace
 
-In both, 'r' after n<k> marks CRLF line ends.
+A line break is one, whatever its characters (LF, CRLF or a lone CR, as Java has it): a file's gaps are
+written as if its line breaks were LF, so that a CRLF file is scored on its own terms and an LF file's
+symbols are what they always were (the file's line-ending style is a whitespace habit, ranker/habits.py).
 """
 from __future__ import annotations
 
@@ -37,6 +39,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable
 
+from .offsets import as_lf, has_line_break, last_line
 from .style import TAB_STOP, columns, detect_indentation
 from .tokens import TokenStream
 
@@ -90,6 +93,7 @@ def newline_parts(gap: str) -> tuple[str, int, str, str]:
 def gap_symbol(gap: str, indent: str, unit: str | None = None) -> str:
     """Symbol for whitespace `gap` that starts on a line indented by `indent`: in levels of `unit`, the
     file's indentation unit (a tab or k spaces), or as whitespace runs when `unit` is None."""
+    gap = as_lf(gap)
     if "\n" not in gap:
         return GAP_MARK + _runs(gap)
     head, newlines, flags, last = newline_parts(gap)
@@ -161,8 +165,8 @@ def walk(stream: TokenStream, token_symbol, unit: str | None = None) -> tuple[li
         events.append(2 * i + 1)   # in effect from the token after it
         levels.append(indent)
     for i, text in enumerate(texts):
-        if "\n" in text:
-            line = text[text.rfind("\n") + 1:]
+        if has_line_break(text):
+            line = last_line(text)
             events.append(2 * i + 2)
             levels.append(line[: len(line) - len(line.lstrip(" \t\f"))])
     indents = [""] * len(gaps)

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
+from .offsets import has_line_break, last_line
+
 
 @dataclass(frozen=True, slots=True)
 class Token:
@@ -73,6 +75,8 @@ class TokenStream:
         """(index, the whitespace it ends with after its last line break) of every gap holding a line break:
         the indentation of the code lines that start in gaps (the schemes, the indentation unit and the
         ranker all need them)."""
+        if "\r" in self.source:   # a CRLF or lone-CR file: a line break is any of LF, CRLF, CR
+            return tuple([(i, last_line(gap)) for i, gap in enumerate(self.gap_texts) if has_line_break(gap)])
         return tuple([(i, gap[gap.rfind("\n") + 1:]) for i, gap in enumerate(self.gap_texts) if "\n" in gap])
 
     def gap_text(self, i: int) -> str:

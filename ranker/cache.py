@@ -35,11 +35,29 @@ def contexts(ids: np.ndarray, wide: bool) -> list[np.ndarray]:
     levels = [before << SYMBOL_BITS | after]
     if wide:
         pad = np.concatenate(([PAD] * REACH, tokens, [PAD] * REACH))
-        windows = sliding_window_view(pad, 2 * REACH).tolist()   # gap i: tokens i-3 .. i+2
+        windows = sliding_window_view(pad, 2 * REACH)   # gap i: tokens i-3 .. i+2
+        # interned as Python tuples only once each (a file repeats most of its windows): a tuple per gap
+        # took 70 MB for a 5 MB file
+        first, inverse = _distinct_rows(windows)
         intern = _wide.setdefault
-        levels.append(np.fromiter((intern(tuple(w), len(_wide)) for w in windows), dtype=np.int64,
-                                  count=len(windows)))
+        ids = np.fromiter((intern(tuple(w), len(_wide)) for w in windows[first].tolist()), dtype=np.int64,
+                          count=len(first))
+        levels.append(ids[inverse])
     return levels
+
+
+def _distinct_rows(windows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the index of one row of each distinct row of `windows`, each row's distinct row number), for rows
+    of 2 * REACH symbol ids (each below 2**SYMBOL_BITS: three fit an int64)."""
+    a = windows[:, 0] << 2 * SYMBOL_BITS | windows[:, 1] << SYMBOL_BITS | windows[:, 2]
+    b = windows[:, 3] << 2 * SYMBOL_BITS | windows[:, 4] << SYMBOL_BITS | windows[:, 5]
+    order = np.lexsort((b, a))
+    a, b = a[order], b[order]
+    new = np.ones(len(order), dtype=bool)
+    new[1:] = (a[1:] != a[:-1]) | (b[1:] != b[:-1])
+    inverse = np.empty(len(order), dtype=np.int64)
+    inverse[order] = np.cumsum(new) - 1
+    return order[new], inverse
 
 
 class _Counts:
@@ -65,8 +83,11 @@ class StyleCounts:
         for syms in streams:
             self.add(syms)
 
-    def add(self, syms: list[str]) -> None:
-        self.add_ids(symbol_ids(syms))
+    def add(self, syms: list[str]) -> np.ndarray:
+        """Count a stream's gaps (its 2n+1 symbols); its symbol ids."""
+        ids = symbol_ids(syms)
+        self.add_ids(ids)
+        return ids
 
     def add_ids(self, ids) -> None:
         ids = np.asarray(ids, dtype=np.int64)

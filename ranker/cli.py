@@ -1,7 +1,8 @@
 """bin/rank: rank every character offset of Java files by how unnatural its formatting is (CodRep 2019).
 
 Output, one line per file, sorted by path: '<absolute path> <offset> <offset> ...', most suspicious first,
-every offset 1..n of the file listed (the CodRep 2019 format). With --explain, the top findings per file as
+every offset 1..n of the file listed (the CodRep 2019 format; a path may hold spaces: the offsets are the
+line's trailing integers). With --explain, the top findings per file as
 'path:line:col: <observed gap> -> <suggested repair> (score)' instead.
 """
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 
 from formats.files import InputError, read_source
 from formats.sources import files_to_rank
-from lm.model import LanguageModel
+from lm.model import LanguageModel, ModelError
 from parsing.schemes import DEFAULT_SCHEME, UnknownScheme, get_scheme
 from unnatural import cli
 from unnatural.signature import signature
@@ -41,6 +42,7 @@ class RankConfig:
     top: int | None = None
     explain: bool = False
     json: bool = False
+    max_bytes: int | None = cli.MAX_BYTES
 
     def signature(self, lm: LanguageModel) -> str:
         project = [("project", f"{Path(self.project_model).name}@{self.project_weight}")] if self.project_model else []
@@ -58,8 +60,8 @@ def parser() -> cli.ArgumentParser:
                   "on first use")
     p.add_argument("--project-model", type=Path, default=None,
                    help="a model of the project's own code, interpolated with --model")
-    p.add_argument("--project-weight", type=float, default=PROJECT_WEIGHT,
-                   help=f"weight of the project model (default {PROJECT_WEIGHT})")
+    p.add_argument("--project-weight", type=cli.weight, default=PROJECT_WEIGHT,
+                   help=f"weight of the project model, in [0, 1) (default {PROJECT_WEIGHT})")
     p.add_argument("--adapt", choices=ADAPT, default="file",
                    help="style learned without labels: from the file itself (default), from every file of "
                         "the folder too, the same minus the file's near-duplicates (folder-strict), or none")
@@ -67,6 +69,7 @@ def parser() -> cli.ArgumentParser:
     p.add_argument("--json", action="store_true", help="with --explain: one JSON object per finding")
     cli.add_top(p, "print only the K best offsets (with --explain: findings; default 3)")
     cli.add_workers(p)
+    cli.add_max_bytes(p)
     cli.add_cluster(p, "rank on a Dask cluster instead of --workers: a scheduler address, or local:N for N local "
                     "worker processes; the same output (docs/scale.md)")
     return p
@@ -108,14 +111,21 @@ def _on_cluster(files: list[str], address: str, cfg: RankConfig, styles):
 
 
 def _rank_one(path: str):
+    """(the output line of `path`, or None when it was skipped; a warning about it, or None)."""
     cfg: RankConfig = _worker["cfg"]
     try:
-        text = read_source(Path(path))
+        text = read_source(Path(path), cfg.max_bytes)
     except InputError as e:
         return None, str(e)
-    note = f"{path}: starts with a UTF-8 BOM; offsets count it as character 1" if text.startswith("\ufeff") else None
     style = _worker["styles"](path) if _worker.get("styles") else Style()
-    scorer, scheme, adapt = _worker["scorer"], _worker["scheme"], cfg.adapt != "none"
+    return rank_source(text, path, cfg, _worker["scorer"], _worker["scheme"], style)
+
+
+def rank_source(text: str, path: str, cfg: RankConfig, scorer: Scorer, scheme, style: Style = Style()):
+    """bin/rank's work on one file's text (formats.files.decode's): (its output, the CodRep line or the
+    --explain findings; a note about it, or None)."""
+    note = f"{path}: starts with a UTF-8 BOM; offsets count it as character 1" if text.startswith("\ufeff") else None
+    adapt = cfg.adapt != "none"
     if cfg.explain:   # only the best offsets are ranked, as far as the findings need
         fmt = explain_json if cfg.json else explain_lines
         return "\n".join(fmt(path, text, top_findings(scorer, scheme, text, path, cfg.top or 3, adapt, style))), note
@@ -124,31 +134,39 @@ def _rank_one(path: str):
 
 @cli.command(COMMAND)
 def main(argv=None) -> int:
-    args = parser().parse_args(argv)
-    status = cli.EXIT_OK
-    files: list[str] = []
-    for p in args.paths:
-        try:
-            files.extend(str(f) for f in files_to_rank(Path(p)))
-        except InputError as e:
-            cli.error(COMMAND, e)
-            status = cli.EXIT_USAGE
-    try:
+    p = parser()
+    args = p.parse_args(argv)
+    if args.json and not args.explain:
+        p.error("--json goes with --explain (the rankings have one format, CodRep 2019's)")
+    if args.project_model is None and args.project_weight != PROJECT_WEIGHT:
+        p.error("--project-weight goes with --project-model")
+    try:   # what is fatal first: then every input is checked against a model that works
         cfg = RankConfig(str(ensure_default_model(args.model)),
                          str(args.project_model) if args.project_model else None, args.project_weight,
-                         args.adapt, args.top, args.explain, args.json)
+                         args.adapt, args.top, args.explain, args.json, args.max_bytes)
         if args.cluster:   # the workers load the model
             lm = LanguageModel(cfg.model)
             get_scheme(lm.scheme)
         else:
             scorer, lm = load(cfg)
-    except (FileNotFoundError, UnknownScheme, ValueError, OSError) as e:
+    except (FileNotFoundError, UnknownScheme, ModelError, ValueError, OSError) as e:
         raise cli.CommandError(e) from None
+    for model in filter(None, (lm, scorer.project if not args.cluster else None)):
+        if model.scheme_inferred:
+            cli.warning(COMMAND, f"{model.path}: no signature beside it; its vocabulary says scheme '{model.scheme}'")
+    status = cli.EXIT_OK
+    files: list[str] = []
+    for path in args.paths:
+        try:
+            files.extend(str(f) for f in files_to_rank(Path(path)))
+        except InputError as e:   # a missing path, a folder without Java files: skipped, and said
+            cli.warning(COMMAND, e)
+            status = cli.EXIT_FINDINGS
     scheme = get_scheme(lm.scheme)
     styles = None
     if cfg.adapt.startswith("folder"):
         from .folder import folder_style   # the folder's counts, with numpy
-        styles = folder_style(files, scheme, strict=cfg.adapt == "folder-strict")
+        styles = folder_style(files, scheme, strict=cfg.adapt == "folder-strict", max_bytes=cfg.max_bytes)
     print(cfg.signature(lm), file=sys.stderr)
     out = sys.stdout
     sys.stderr.flush()
@@ -165,8 +183,10 @@ def main(argv=None) -> int:
     try:
         for line, note in results:
             if note:
-                (cli.warning if line is not None else cli.error)(COMMAND, note)
-            if line:   # None: unreadable; '': --explain found nothing
+                cli.warning(COMMAND, note)
+            if line is None:   # skipped (unreadable, not UTF-8, above --max-bytes): said in the note
+                status = cli.EXIT_FINDINGS
+            if line:   # '': --explain found nothing
                 out.write(line)
                 out.write("\n")
         out.flush()

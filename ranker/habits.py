@@ -8,14 +8,18 @@ surprising, and a file rarely writes enough of them for the style cache to learn
 holding a line break is also scored by three categorical variables: what trails the old line (nothing,
 spaces, tabs, both), whether the new line's indentation mixes characters against the file's unit (a tab in
 a space-indented file, a space before a tab in a tab-indented one; parsing.style.mixed) and, when it holds a
-blank line, whether a blank line holds whitespace. Their probabilities are Dirichlet posteriors: the
-file's own counts (the gap under test left out), plus the folder's when the folder is learned, around
-the prior of a typical project.
+blank line, whether a blank line holds whitespace; and how its line breaks are written (LF, CRLF, a lone
+CR, or mixed within the gap): the gap symbols write every line break as LF, so a CRLF file is scored on
+its own terms and a lone LF in it (or a CRLF in an LF file) is what stands out. Their probabilities are
+Dirichlet posteriors: the file's own counts (the gap under test left out), plus the folder's when the
+folder is learned, around the prior of a typical project.
 
 The priors are macro means over the 24 CodRep 2018 projects with at least 30 distinct files that are
 neither development nor held-out sets (evaluation/devsets.py): trailing spaces end 1.47% of a project's
 line breaks (median 0.62%), tabs 0.10%, both 0.05%; 1.87% of its lines mix their indentation (median
-0.28%); 14.1% of its gaps with a blank line have whitespace on one.
+0.28%); 14.1% of its gaps with a blank line have whitespace on one. No file of CodRep 2018, CodRep 2019
+or the JDK has a CR: the line-ending prior is a choice, LF for almost every project, CRLF for some
+(repositories written on Windows), a lone CR for hardly any.
 """
 from __future__ import annotations
 
@@ -24,32 +28,43 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, repeat
 
+from parsing.offsets import LINE_BREAK, has_line_break
 from parsing.style import mixed
 
 HEADS = ("", "s", "t", "st")          # what trails the old line
 HEAD_PRIOR = (0.9838, 0.0147, 0.0010, 0.0005)
 MIXED_PRIOR = (1 - 0.0187, 0.0187)
 BLANK_WS_PRIOR = (1 - 0.141, 0.141)
-PRIORS = (HEAD_PRIOR, MIXED_PRIOR, BLANK_WS_PRIOR)
+ENDINGS = ("\n", "\r\n", "\r")    # how a gap's line breaks are written (then: mixed)
+ENDING_PRIOR = (0.97, 0.028, 0.001, 0.001)
+PRIORS = (HEAD_PRIOR, MIXED_PRIOR, BLANK_WS_PRIOR, ENDING_PRIOR)
+VARIABLES = len(PRIORS)               # values per gap (ranker/native.cpp's kHabits)
+# The line-ending variable counts only where the rates have seen a CR: repairs never write one, so in a file
+# (and folder) of LF line breaks it would only add noise, and such files rank exactly as they did without it
+# (ranker/native.cpp's Habits leaves it out then).
+ENDING = 3
 STRENGTH = 20.0                       # the prior's weight, in line breaks
 NONE = -1                             # the variable does not apply (no line break; no blank line)
 
 
 @lru_cache(maxsize=1 << 16)
-def habits(gap: str, unit: str | None) -> tuple[int, int, int]:
+def habits(gap: str, unit: str | None) -> tuple[int, int, int, int]:
     """(what trails the old line: index into HEADS; whether the new line's indentation is mixed: 0/1;
-    whether a blank line holds whitespace: 0/1), NONE where the gap has no line break, or no blank line."""
-    if "\n" not in gap:
-        return NONE, NONE, NONE
-    lines = gap.replace("\r", "").split("\n")
+    whether a blank line holds whitespace: 0/1; how the line breaks are written: index into ENDINGS, or
+    len(ENDINGS) when they differ), NONE where the gap has no line break, or no blank line."""
+    if not has_line_break(gap):
+        return NONE, NONE, NONE, NONE
+    lines = LINE_BREAK.split(gap)
     head = lines[0]
     h = HEADS.index(("s" if " " in head else "") + ("t" if "\t" in head else ""))
     m = int(mixed(lines[-1], unit)) if unit else NONE
-    return h, m, (int(any(lines[1:-1])) if len(lines) > 2 else NONE)
+    endings = set(LINE_BREAK.findall(gap)) if "\r" in gap else {"\n"}
+    e = ENDINGS.index(endings.pop()) if len(endings) == 1 else len(ENDINGS)
+    return h, m, (int(any(lines[1:-1])) if len(lines) > 2 else NONE), e
 
 
 def habit_values(gaps, unit: str | None) -> array:
-    """The three variables of each gap text, flat: gap i's are items 3i, 3i+1, 3i+2 (int8)."""
+    """The variables of each gap text, flat: gap i's are items VARIABLES * i .. VARIABLES * i + 3 (int8)."""
     return array("b", chain.from_iterable(map(habits, gaps, repeat(unit))))
 
 
@@ -67,7 +82,7 @@ class HabitCounts:
         """The counts of flat values (habit_values)."""
         counts = [[0.0] * len(prior) for prior in PRIORS]
         for j, column in enumerate(counts):
-            for v in values[j::3]:
+            for v in values[j::VARIABLES]:
                 if v >= 0:
                     column[v] += 1
         return HabitCounts(tuple(map(tuple, counts)))
@@ -90,10 +105,10 @@ def habit_model(counts: HabitCounts | None, own: bool, strength: float = STRENGT
 
 
 def habit_scores(counts: HabitCounts, values, own=None, strength: float = STRENGTH) -> list[float]:
-    """log10 probability of the variables' `values` (flat, three per gap) under the rates `counts`, each
+    """log10 probability of the variables' `values` (flat, VARIABLES per gap) under the rates `counts`, each
     gap's own values `own` (flat, or None: the counts do not hold the gaps) left out of them (the gaps' own
     counts are then taken out of `counts`, as the ranker adds them)."""
-    gaps = len(values) // 3
+    gaps = len(values) // VARIABLES
     if own is None:
         model = habit_model(counts, False, strength)
         model.observe(array("b", values))

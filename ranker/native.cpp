@@ -32,7 +32,8 @@ using buffers::to_array;
 
 namespace {
 
-constexpr int kHabits = 3;              // ranker/habits.py: what trails, mixed indentation, blank-line whitespace
+constexpr int kHabits = 4;   // ranker/habits.py: what trails, mixed indentation, blank-line whitespace, line endings
+constexpr int kEnding = 3;   // the line endings: counted only where the rates have seen a CR (habits.ENDING)
 constexpr int kMaxValues = 4;
 constexpr int kSymbolBits = 21;         // ranker/cache.py: a (context, symbol) key is context << 21 | symbol
 constexpr int64_t kBos = 0, kEos = 1;   // ranker/cache.py's ids of <s> and </s>
@@ -64,7 +65,7 @@ class PlanTable {
     const size_t n = W.size();
     if (W1.size() != n * models_ || W2.size() != n * models_ || S.size() != n || E.size() != n || B.size() != n ||
         Y.size() != n || H.size() != n * kHabits || O.size() != kHabits)
-      throw std::invalid_argument("PlanTable.add: columns of one length (ids: one per model, habits: 3 per row)");
+      throw std::invalid_argument("PlanTable.add: columns of one length (ids: one per model, habits: 4 per row)");
     observed_habits_.insert(observed_habits_.end(), O.data(), O.data() + kHabits);
     start.push_back(static_cast<int64_t>(where_.size()));
     count.push_back(static_cast<int64_t>(n));
@@ -257,7 +258,7 @@ class Habits {
   Habits(const std::vector<std::vector<double>> &counts, const std::vector<std::vector<double>> &priors,
          double strength, bool own)
       : strength_(strength), own_(own) {
-    if (counts.size() != kHabits || priors.size() != kHabits) throw std::invalid_argument("Habits: three variables");
+    if (counts.size() != kHabits || priors.size() != kHabits) throw std::invalid_argument("Habits: four variables");
     for (int j = 0; j < kHabits; ++j) {
       if (counts[j].size() != priors[j].size() || counts[j].size() > kMaxValues)
         throw std::invalid_argument("Habits: one count and prior per value");
@@ -269,10 +270,10 @@ class Habits {
     }
   }
 
-  // The file's gaps: their three values each (-1: does not apply), flat. With `own`, their counts, plus
+  // The file's gaps: their four values each (-1: does not apply), flat. With `own`, their counts, plus
   // the counts given, are what the values are scored by.
   void Observe(std::vector<int8_t> observed) {
-    if (observed.size() % kHabits) throw std::invalid_argument("Habits: three values per gap");
+    if (observed.size() % kHabits) throw std::invalid_argument("Habits: four values per gap");
     observed_ = std::move(observed);
     for (int j = 0; j < kHabits; ++j) {
       double file[kMaxValues] = {};
@@ -287,6 +288,12 @@ class Habits {
         counts_[j][v] = file[v] + extra_[j][v];
         total_[j] += counts_[j][v];
       }
+      used_[j] = true;
+      if (j == kEnding) {   // a CR seen: some count of CRLF, CR or mixed line breaks
+        used_[j] = false;
+        for (int v = 1; v < values_[j]; ++v)
+          if (counts_[j][v] != 0) used_[j] = true;
+      }
       // each value's term, for each value the gap's own may have (-1: none, or not counted): a few dozen
       // log10 per file instead of six per repair
       for (int v = 0; v < values_[j]; ++v)
@@ -300,11 +307,13 @@ class Habits {
 
   void observe(const py::buffer &observed) { Observe(copy_of<int8_t>(observed, "observed")); }
 
-  // log10 probability of the values v (3) at gap `gap`: the sum over the variables that apply.
+  // log10 probability of the values v (4) at gap `gap`: the sum over the variables that apply (the line
+  // endings only when the rates have seen a CR: an LF file ranks as it did without them).
   double Score(const int8_t *v, size_t gap) const {
     const int8_t *own = own_ ? &observed_[gap * kHabits] : nullptr;
     double sum = 0;
     for (int j = 0; j < kHabits; ++j) {
+      if (!used_[j]) continue;
       double term = 0.0;
       if (v[j] >= 0) {
         if (v[j] >= values_[j]) throw std::out_of_range("Habits: no such value");
@@ -321,7 +330,7 @@ class Habits {
   py::object scores(const py::buffer &values, const py::buffer &at) const {
     View<int8_t> V(values, "values");
     View<int64_t> G(at, "gaps");
-    if (V.size() != G.size() * kHabits) throw std::invalid_argument("scores: three values per gap");
+    if (V.size() != G.size() * kHabits) throw std::invalid_argument("scores: four values per gap");
     std::vector<double> out(G.size());
     for (size_t i = 0; i < G.size(); ++i) {
       if (G[i] < 0 || static_cast<size_t>(G[i]) >= gaps()) throw std::out_of_range("scores: no such gap");
@@ -337,6 +346,7 @@ class Habits {
   double total_[kHabits] = {};
   double terms_[kHabits][kMaxValues][kMaxValues + 1] = {};   // per value, per own value + 1
   int values_[kHabits] = {};
+  bool used_[kHabits] = {};   // whether a variable counts (Observe)
   double strength_;
   bool own_;
   std::vector<int8_t> observed_;

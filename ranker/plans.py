@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from array import array
 
+from parsing.offsets import has_line_break, last_line
 from parsing.schemes import gap_symbol
 
 from ._native import PlanTable
@@ -56,10 +57,10 @@ class RepairPlans:
         seconds = [None] * len(edits)
         if next_gap is not None:
             # the next newline gap is measured against this gap's last line (or the same line when none)
-            indent_after = gap[gap.rfind("\n") + 1:] if "\n" in gap else indent
+            indent_after = last_line(gap) if has_line_break(gap) else indent
             observed_next = gap_symbol(next_gap, indent_after, unit)
             for e, (repaired, _) in enumerate(edits):
-                new_indent = repaired[repaired.rfind("\n") + 1:] if "\n" in repaired else indent
+                new_indent = last_line(repaired) if has_line_break(repaired) else indent
                 sym = gap_symbol(next_gap, new_indent, unit)
                 seconds[e] = sym if sym != observed_next else None
         repaired = [r for r, _ in edits]

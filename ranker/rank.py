@@ -14,7 +14,7 @@ from __future__ import annotations
 from array import array
 from dataclasses import dataclass
 
-from parsing.java import same_tokens, tokenize
+from parsing.java import BOM, same_tokens, tokenize
 from parsing.schemes import Scheme
 
 from ._native import FileRanker, StyleCache, all_offsets, format_ranking
@@ -91,6 +91,20 @@ class RankedFile:
             start += top
         return out
 
+    def after_bom(self) -> "RankedFile":
+        """The same ranking for the file with a BOM before it (one more character, and one more token)."""
+        return RankedFile(self.path, self.length + 1, self.candidates + 1, self.scores, self.gaps + 1,
+                          self.observed, self.repaired)
+
+    def after_bom(self) -> "RankedFile":
+        """The same ranking for the file with a BOM before it (one more character, and one more token: an
+        empty gap before it)."""
+        def shifted(a: array) -> array:
+            return array(a.typecode, [x + 1 for x in a])
+        return RankedFile(self.path, self.length + 1, shifted(self.candidates), self.scores, shifted(self.gaps),
+                          self.rows, ("", *self.gap_texts), array("q", [0]) + shifted(self.gap_starts),
+                          self.repaired_texts, self.complete)
+
     def line(self, top: int | None = None) -> str:
         """The CodRep 2019 prediction line: '<path> <offset> <offset> ...'."""
         if self.length == 0:
@@ -146,6 +160,8 @@ def rank_text(scorer: Scorer, scheme: Scheme, text: str, path: str = "", adapt: 
     not rescored in full, and the RankedFile is not `complete`. The repairs are scored `chunk_rows` at a
     time (whole gaps): the offsets a gap blames are its own, so each chunk picks its offsets' best repairs
     on its own."""
+    if text.startswith(BOM):   # ranked without it (nothing to repair there), offsets counting it
+        return rank_text(scorer, scheme, text[1:], path, adapt, style, alpha, chunk_rows, top, least).after_bom()
     n = len(text)
     if not text:
         none = array("q")

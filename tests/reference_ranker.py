@@ -6,6 +6,7 @@ Kept deliberately simple (and slow); it is an oracle for tests only.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter, defaultdict
 
 import kenlm
@@ -13,7 +14,7 @@ import kenlm
 from parsing.java import tokenize
 from parsing.schemes import gap_symbol
 from parsing.style import mixed
-from ranker.habits import HEADS, PRIORS, STRENGTH
+from ranker.habits import ENDING, ENDINGS, HEADS, PRIORS, STRENGTH
 from ranker.repairs import FIRST, LAST, gap_edits, joinable
 from ranker.score import next_newline_gaps
 
@@ -100,15 +101,21 @@ class GapCache:
         return math.log10(p)
 
 
+_BREAK = re.compile(r"\r\n|\r|\n")   # a line break, as Java has it
+
+
 def habit_values(gap, unit):
     """What trails the old line, whether the new line's indentation is mixed, whether a blank line holds
-    whitespace (None where a variable does not apply), computed here without ranker/habits.py's arrays."""
-    if "\n" not in gap:
-        return (None, None, None)
-    lines = gap.replace("\r", "").split("\n")
+    whitespace, how the line breaks are written (None where a variable does not apply), computed here
+    without ranker/habits.py's arrays."""
+    breaks = _BREAK.findall(gap)
+    if not breaks:
+        return (None, None, None, None)
+    lines = _BREAK.split(gap)
     head = ("s" if " " in lines[0] else "") + ("t" if "\t" in lines[0] else "")
     blank = any(lines[1:-1]) if len(lines) > 2 else None
-    return (HEADS.index(head), int(mixed(lines[-1], unit)), None if blank is None else int(blank))
+    ending = ENDINGS.index(breaks[0]) if len(set(breaks)) == 1 else len(ENDINGS)
+    return (HEADS.index(head), int(mixed(lines[-1], unit)), None if blank is None else int(blank), ending)
 
 
 class Habits:
@@ -129,6 +136,8 @@ class Habits:
         for j, value in enumerate(values):
             if value is None:
                 continue
+            if j == ENDING and not any(self.counts[j][v] for v in range(1, len(ENDINGS) + 1)):
+                continue   # no CR seen: line endings count for nothing
             c = self.counts[j][value] - (own is not None and own[j] == value)
             n = sum(self.counts[j].values()) - (own is not None and own[j] is not None)
             # C's log10, as ranker/native.cpp (numpy's, with AVX-512, may differ from it in the last bit)
@@ -173,7 +182,7 @@ def rank(scheme, text, general, project=None, weight=0.0, adapt=True, folder=Non
             changes = {k: gap_symbol(repaired, indents[i], unit)}
             j = nxt[i]
             if j >= 0:
-                new_indent = repaired[repaired.rfind("\n") + 1:] if "\n" in repaired else indents[i]
+                new_indent = _BREAK.split(repaired)[-1] if _BREAK.search(repaired) else indents[i]
                 sym_j = gap_symbol(stream.gap_text(j), new_indent, unit)
                 if sym_j != symbols[2 * j]:
                     changes[2 * j] = sym_j

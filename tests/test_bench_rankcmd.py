@@ -57,6 +57,7 @@ def test_a_snapshot_ranks_like_the_working_tree(tmp_path, tiny_model):
     tasks.mkdir()
     for i, text in enumerate(TINY_JAVA.values()):
         (tasks / f"{i}.txt").write_text(text.replace(" = ", "  = ", 1))
+    (tasks / "out.txt").write_text("1\n" * len(TINY_JAVA))   # a task folder has its answers beside it
     snap = rankcmd.snapshot("HEAD", cache=tmp_path / "snapshots")
     argv = ["--model", str(tiny_model), "--workers", "1", str(tasks)]
     # run from a folder holding another `ranker` package: the snapshot must not import the working folder's

@@ -218,7 +218,7 @@ def test_cluster_build_is_the_local_build(tmp_path, lmplz_available):
     proc = subprocess.run([str(ROOT / "bin" / "build-lm"), "--order", "3", "--cluster", "local:2", "--work-dir",
                            f"file://{work}", "--output", str(tmp_path / "cluster.bin"), *sources],   # a fsspec URL
                           capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1, proc.stderr   # a file skipped (not UTF-8)
     assert (tmp_path / "cluster.bin").read_bytes() == (tmp_path / "local.bin").read_bytes()
     clustered = json.loads((tmp_path / "cluster.bin.json").read_text())
     assert comparable(clustered) == comparable(local)
@@ -265,7 +265,7 @@ def test_a_shard_that_fails_twice_stops_the_build_unless_allowed(tmp_path, clust
         assert lines[-1].startswith("build-lm: error: shard 1 (") and "failed twice" in lines[-1]
         assert "--allow-missing" in lines[-1] and any("warning: not tokenized: " in line for line in lines)
         return
-    assert code == 0 and out.exists()
+    assert code == 1 and out.exists()   # built without the missing files: inputs skipped
     sig = json.loads(Path(str(out) + ".json").read_text())
     local = build_locally(sources, tmp_path / "local.bin")
     assert sig["missing"] and sig["files"] + len(sig["missing"]) == local["files"]
@@ -386,3 +386,20 @@ def test_cluster_map_sets_each_worker_up_once_and_keeps_the_order(tmp_path, clus
     assert all(done == 1 for _, _, done in got)
     with pytest.raises(ClusterError, match="items 5..9 failed twice.*seven"):
         list(cluster_map(_fails_on_seven, range(20), client, batch=5))
+
+
+@pytest.mark.slow
+def test_check_on_the_cluster_prints_the_local_output(tmp_path, tiny_model):
+    """bin/check --cluster local:2: the same findings in the same order as the forked workers."""
+    have_dask()
+    folder = tmp_path / "repo"
+    folder.mkdir()
+    for i in range(12):
+        name = "ABC"[i % 3] + ".java"
+        (folder / f"F{i:02d}.java").write_text(TINY_JAVA[name].replace(";", " ;", i % 3))
+    argv = [str(ROOT / "bin" / "check"), "--model", str(tiny_model), "--min-score", "1", "--format", "json",
+            "--quiet", str(folder)]
+    local = subprocess.run(argv + ["--workers", "2"], capture_output=True, text=True)
+    clustered = subprocess.run(argv + ["--cluster", "local:2"], capture_output=True, text=True)
+    assert local.returncode == 1 and local.stdout.count("\n") >= 8, local.stderr
+    assert (clustered.returncode, clustered.stdout) == (local.returncode, local.stdout)

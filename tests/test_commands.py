@@ -3,6 +3,7 @@ argparse's usage line then `<command>: error: <message>` with exit 2, and the sh
 alike. bin/ scripts are run as users run them, through bin/_run."""
 import re
 import subprocess
+import sys
 
 import pytest
 
@@ -71,3 +72,27 @@ def test_make_tasks_cli_bad_input(tmp_path, capsys):
     from evaluation.make_tasks_cli import main as make_tasks_main
     assert make_tasks_main([str(tmp_path / "missing"), "--output", str(tmp_path / "out")]) == 2
     assert "no such file or folder" in capsys.readouterr().err
+
+
+def test_ctrl_c_in_a_finalizer_is_not_lost(tmp_path):
+    """An interrupt that lands in a __del__ (the garbage collector runs one anywhere: a progress bar's) would
+    be printed as 'Exception ignored in ...' and dropped; it is delivered again once the finalizer is done."""
+    script = tmp_path / "del.py"
+    script.write_text(
+        "import os, signal, sys, time\n"
+        f"sys.path.insert(0, {str(ROOT)!r})\n"
+        "from unnatural import cli\n"
+        "cli.handle_interrupts()\n"
+        "class Slow:\n"
+        "    def __del__(self):\n"
+        "        os.kill(os.getpid(), signal.SIGINT)\n"
+        "        time.sleep(0.05)\n"
+        "try:\n"
+        "    x = Slow()\n"
+        "    del x\n"
+        "    time.sleep(2)\n"
+        "    print('lost')\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted', cli.was_interrupted())\n")
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=30)
+    assert r.stdout == "interrupted True\n" and r.stderr == "", r.stderr

@@ -119,13 +119,20 @@ def test_a_source_whose_files_are_all_skipped_is_warned_about_not_fatal(tmp_path
     assert "bad.java: no usable line" in err[1] and not (tmp_path / "u.json").exists()
 
 
+def test_a_count_below_1_is_a_usage_error(tmp_path, capsys):
+    (tmp_path / "A.java").write_text(JAVA)
+    with pytest.raises(SystemExit) as e:
+        tasks_cli.main([str(tmp_path / "A.java"), "--output", str(tmp_path / "o.json"), "--count", "0"])
+    assert e.value.code == 2 and "--count: must be at least 1" in capsys.readouterr().err
+    assert not (tmp_path / "o.json").exists()
+
+
 @pytest.mark.parametrize("setup, argv, message", [
     (lambda d: (d / "c.java").write_text("// only a comment\n}\n"), ["{d}/c.java", "--output", "{d}/o.json"],
      "c.java: no usable line"),
     (lambda d: (d / "empty").mkdir(), ["{d}/empty", "{d}/A.java", "--output", "{d}/o.json"], "empty: no usable line"),
     (lambda d: (d / "o.json").write_text("keep"), ["{d}/A.java", "--output", "{d}/o.json"], "o.json: exists"),
     (lambda d: None, ["{d}/absent", "--output", "{d}/o.json"], "absent: no such file or folder"),
-    (lambda d: None, ["{d}/A.java", "--output", "{d}/o.json", "--count", "0"], "--count must be at least 1"),
 ])
 def test_bad_input_exits_2_and_writes_nothing(tmp_path, capsys, setup, argv, message):
     (tmp_path / "A.java").write_text(JAVA)

@@ -95,7 +95,26 @@ def test_read_answers_errors_name_out_txt(tmp_path, out_text, message):
 def test_task_files_are_in_task_order(tmp_path):
     folder = make_folder(tmp_path, "tasks", list(range(12)))
     (folder / "notes.txt").write_text("x")
-    assert [p.name for p in c19.task_files(folder)] == ["notes.txt"] + [f"{n}.txt" for n in range(12)]
+    assert [p.name for p in c19.task_files(folder)] == [f"{n}.txt" for n in range(12)]
+
+
+@pytest.mark.parametrize("files, out, problem", [
+    ({"0.txt": "x", "1.txt": "y"}, "5\n6\n", None),
+    ({"NOTES.txt": "notes"}, None, "out.txt: cannot read the answers"),
+    ({"NOTES.txt": "notes"}, "1\n", "no N.txt task files"),
+    ({"NOTES.txt": "notes", "0.txt": "x"}, None, "out.txt: cannot read the answers"),
+    ({"0.txt": "x", "3.txt": "y"}, "5\n6\n", "no line 4 for the answer of"),
+    ({"0.txt": "x"}, "five\n", "out.txt:1: answer is not an integer"),
+])
+def test_a_task_folder_is_known_by_its_full_shape(tmp_path, files, out, problem):
+    """out.txt with an integer answer for each N.txt: a repository's NOTES.txt is not a task folder."""
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    if out is not None:
+        (tmp_path / "out.txt").write_text(out)
+    got = c19.task_folder_problem(tmp_path)
+    assert (got is None) if problem is None else (problem in got)
+    assert c19.is_task_folder(tmp_path) == (problem is None)
 
 
 def test_original_texts_come_from_truth_jsonl_or_from_voting(tmp_path):

@@ -63,7 +63,7 @@ def test_files_to_rank_in_task_order(tmp_path):
     tasks.mkdir()
     for n in (10, 9, 1):
         (tasks / f"{n}.txt").write_text("class A {}\n")
-    (tasks / "out.txt").write_text("1\n1\n1\n")
+    (tasks / "out.txt").write_text("1\n" * 11)   # an answer on line N+1 for each N.txt
     assert [p.name for p in files_to_rank(tasks)] == ["1.txt", "9.txt", "10.txt"]
     java = tmp_path / "java"
     (java / "b").mkdir(parents=True)

@@ -142,7 +142,9 @@ def test_same_tokens_on_tricky_files(name):
     ("\n", "    ", "·n1-s4"),
     ("\n\n    ", "", "·n2+s4"),
     ("  \n    ", "    ", "·s2|n1="),
-    ("\r\n\t", "", "·n1r+t1"),
+    ("\r\n\t", "", "·n1+t1"),                  # a line break is one, LF, CRLF or CR
+    ("\r\t", "", "·n1+t1"),
+    ("  \r\n\r\n", "", "·s2|n2="),
     ("\n  \n", "", "·n2w="),
     ("\n\t", "    ", "·n1@t1"),
     ("\x0c", "", "·f1"),
@@ -162,7 +164,8 @@ def test_gap_symbols(gap, indent, symbol):
     ("  \n  \n    ", "    ", "    ", "·n2="),        # trailing and blank-line whitespace: not in the symbol
     ("\n    \t", "    ", "    ", "·n1+1"),           # a tab in a space file: its columns (habits score the mix)
     ("\n  \t", "\t", "\t", "·n1="),                 # spaces then a tab reach the same column as one tab
-    ("\r\n\t", "", "\t", "·n1r+1"),
+    ("\r\n\t", "", "\t", "·n1+1"),
+    ("\r\t", "", "\t", "·n1+1"),
     (" ", "\t", "\t", "·s1"),                        # within a line: the whitespace itself
 ])
 def test_gap_symbols_in_units(gap, indent, unit, symbol):
@@ -226,3 +229,12 @@ def test_shared_files_are_lossless(folder, pattern, limit):
         data = p.read_bytes()
         text = (codrep2018_body(data) if "codrep2018" in folder else data).decode("utf-8")
         assert check_stream(tokenize(text)) is None, p
+
+
+@pytest.mark.parametrize("text", ["class A {\r  // c\r  int x;\r}\r", "class A {\r\n  // c\r\n  int x;\r\n}\r\n"])
+def test_a_line_comment_ends_at_any_line_break(text):
+    """Java ends a line at CR, CRLF or LF; tree-sitter-java at LF only: a comment must not swallow the code
+    after a lone CR, nor keep the CR of a CRLF (the line break is the gap's)."""
+    stream = tokenize(text)
+    assert [stream.token_text(i) for i in range(len(stream))] == ["class", "A", "{", "// c", "int", "x", ";", "}"]
+    assert stream.reassemble() == text

@@ -87,6 +87,9 @@ BROKEN = [  # the tiny files with one formatting error each, of every kind
     TINY_JAVA["C.java"].replace("import java.util.List;\n", "import java.util.List;\n\n"),
     TINY_JAVA["C.java"].replace("names.add(\"c\");\n        }", "names.add(\"c\");        }"),
     "class Ü { String s = \"ä\";  }\r\n",
+    # line endings: a lone-CR file, a CRLF file with one LF (ranker/habits.py's fourth variable)
+    TINY_JAVA["A.java"].replace("\n", "\r").replace("int x = 1;", "int x = 1 ;"),
+    TINY_JAVA["B.java"].replace("\n", "\r\n").replace("{\r\n", "{\n", 1),
     # what ranker/habits.py scores: trailing whitespace, whitespace on a blank line, mixed indentation
     TINY_JAVA["B.java"].replace("{\n", "{ \n", 1).replace("\n\n", "\n    \n", 1).replace("        for", "    \tfor"),
     TINY_JAVA["A.java"].replace("    ", "\t").replace("x = 1;", "x = 1;\t").replace("\t\t\t", "\t  \t"),
@@ -241,7 +244,7 @@ def test_rank_cli_bad_inputs_continue(tmp_path, tiny_model):
     (tmp_path / "junk.java").write_bytes(b"\x00\x01\x02binary")
     (tmp_path / "bom.java").write_bytes(b"\xef\xbb\xbfclass A {}\n")
     code, out, err = run_rank(["--model", str(tiny_model), "--workers", "2", str(tmp_path), str(tmp_path / "nope")])
-    assert code == 2
+    assert code == 1   # inputs skipped, each named: the others are ranked
     lines = out.splitlines()
     assert [l.split()[0] for l in lines] == sorted(str(p) for p in [good, tmp_path / "empty.java", tmp_path / "bom.java"])
     assert lines[[l.split()[0] for l in lines].index(str(tmp_path / "empty.java"))] == str(tmp_path / "empty.java")

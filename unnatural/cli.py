@@ -18,6 +18,7 @@ Only the standard library is imported here: `bin/rank`'s start-up time matters.
 """
 from __future__ import annotations
 
+import _thread
 import argparse
 import contextlib
 import errno
@@ -57,6 +58,14 @@ def warning(command: str, message: object) -> None:
     print(f"{command}: warning: {message}", file=sys.stderr)
 
 
+_running: list[str] = []   # the command being run (for library code that warns on its behalf)
+
+
+def running_command() -> str:
+    """The name of the command being run (`command`), or the program's name outside one."""
+    return _running[-1] if _running else Path(sys.argv[0]).name
+
+
 class ArgumentParser(argparse.ArgumentParser):
     """argparse whose usage errors follow the convention (argparse's usage line, then the error line, exit
     2); subcommand parsers are of this class too, and report under the command's name."""
@@ -67,8 +76,14 @@ class ArgumentParser(argparse.ArgumentParser):
         sys.exit(EXIT_USAGE)
 
 
+EXIT_STATUSES = (f"exit status: {EXIT_OK} success; {EXIT_FINDINGS} findings, or inputs skipped (each named on "
+                 f"stderr); {EXIT_USAGE} usage or fatal error; {EXIT_INTERRUPTED} interrupted (Ctrl-C). "
+                 "docs/errors.md")
+
+
 def parser(command: str, description: str, **kwargs) -> ArgumentParser:
-    """The argument parser of `bin/<command>`."""
+    """The argument parser of `bin/<command>`; its help ends with the exit statuses."""
+    kwargs.setdefault("epilog", EXIT_STATUSES)
     return ArgumentParser(prog=command, description=description, **kwargs)
 
 
@@ -82,7 +97,22 @@ _interrupts = 0
 def _on_interrupt(signum, frame):
     global _interrupts
     _interrupts += 1
+    if _in_finalizer(frame):
+        # raised in a __del__ (the garbage collector can run one anywhere, a progress bar's say), the interrupt
+        # would be printed as "Exception ignored in ..." and dropped: deliver it again once the finalizer is done
+        retry = threading.Timer(0.01, _thread.interrupt_main)
+        retry.daemon = True
+        retry.start()
+        return
     raise KeyboardInterrupt
+
+
+def _in_finalizer(frame, depth: int = 30) -> bool:
+    while frame is not None and depth > 0:
+        if frame.f_code.co_name == "__del__":
+            return True
+        frame, depth = frame.f_back, depth - 1
+    return False
 
 
 def handle_interrupts() -> None:
@@ -141,6 +171,7 @@ def command(name: str) -> Callable:
         def run(argv=None) -> int:
             if sys.stdout is None:   # started with stdout closed (`>&-`): writing it is the error
                 sys.stdout = _ClosedOutput()
+            _running.append(name)
             try:
                 code = main(argv)
                 sys.stdout.flush()
@@ -152,6 +183,8 @@ def command(name: str) -> Callable:
                 return EXIT_INTERRUPTED
             except BaseException as e:   # noqa: B036 (every failure ends as one line)
                 return failed(name, e)
+            finally:
+                _running.pop()
         run.command = name   # for the launcher (unnatural/run.py)
         return run
     return wrap
@@ -224,15 +257,24 @@ def repo_path(relative: str | Path) -> Path:
     return ROOT / relative
 
 
-def positive_int(text: str) -> int:
-    """argparse type: an integer >= 1."""
+def _int_at_least(text: str, least: int) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {value}")
+    if value < least:
+        raise argparse.ArgumentTypeError(f"must be at least {least}: {value}")
     return value
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1."""
+    return _int_at_least(text, 1)
+
+
+def non_negative_int(text: str) -> int:
+    """argparse type: an integer >= 0."""
+    return _int_at_least(text, 0)
 
 
 def fraction(text: str) -> float:
@@ -243,6 +285,18 @@ def fraction(text: str) -> float:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
     if not (math.isfinite(value) and 0 < value <= 1):
         raise argparse.ArgumentTypeError(f"must be in (0, 1]: {text}")
+    return value
+
+
+def weight(text: str) -> float:
+    """argparse type: an interpolation weight of a second model, a number in [0, 1) (at 1 the first model
+    would be left out; nan and inf are not numbers a mixture can use)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 <= value < 1:   # false for nan too
+        raise argparse.ArgumentTypeError(f"must be in [0, 1): {text}")
     return value
 
 

@@ -61,14 +61,16 @@ def ordered_map(fn: Callable[[T], R], items: Iterable[T], workers: int) -> Itera
                     received[v] += 1
             yield ready[w].popleft()
     finally:
-        # stopped early (an error, Ctrl-C, or the caller stopped reading): stop the workers, then reap them
-        for conn in conns:
-            conn.close()
-        for w, pid in enumerate(pids):
-            if received[w] < expected[w]:
-                os.kill(pid, signal.SIGTERM)
-        for pid in pids:
-            os.waitpid(pid, 0)
+        # stopped early (an error, Ctrl-C, or the caller stopped reading): stop the workers, then reap them;
+        # a Ctrl-C meanwhile waits (cut short, the reaping left dead workers to init: zombies after the exit)
+        with cli.deferred_interrupts():
+            for conn in conns:
+                conn.close()
+            for w, pid in enumerate(pids):
+                if received[w] < expected[w]:
+                    os.kill(pid, signal.SIGTERM)
+            for pid in pids:
+                os.waitpid(pid, 0)
 
 
 def _work(fn, items, recv: Connection, send: Connection) -> None:

@@ -1,0 +1,22 @@
+"""Issue 19's list, case by case (bench/hostile.py's table, as `bin/hostile` runs it): every bin/ command on
+inputs a real repository or a careless user produces gives the documented exit status, no traceback, one
+clear line naming the file, and the expected output. Each case ran against the code before issue 19's fixes
+and failed there (see the commit that added this table)."""
+import pytest
+
+from bench.hostile import CASES, DEFAULT_MODEL, make_fixtures, run_case
+
+pytestmark = pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no default model (make demo builds it)")
+
+
+@pytest.fixture(scope="module")
+def fixtures(tmp_path_factory):
+    root = tmp_path_factory.mktemp("hostile")
+    make_fixtures(root)
+    return root
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c.item}-{c.name}" for c in CASES])
+def test_hostile_case(case, fixtures):
+    outcome = run_case(case, fixtures)
+    assert outcome.passed, f"{case.command}: {outcome.why} (first line: {outcome.first!r})"
