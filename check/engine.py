@@ -1,9 +1,10 @@
 """One file's text -> the findings bin/check believes, each with its repair, rule and confidence.
 
 The ranker scores every plausible repair of the file. A finding is its best repair when that repair's gain
-reaches its rule's threshold (check/calibration.py) and keeps the tokens (the repaired text re-tokenizes to the same token texts). The
-repair is then applied and the file ranked again, so that the next finding is judged on a file without the
-first error (one slip makes its neighbours look odd too) and the findings of a file fix it together.
+reaches its rule's threshold (check/calibration.py) and keeps the tokens (the repaired text re-tokenizes to
+the same token texts). The repair is then applied and the file ranked again, so that
+the next finding is judged on a file without the first error (one slip makes its neighbours look odd too)
+and the findings of a file fix it together.
 """
 from __future__ import annotations
 
@@ -74,7 +75,9 @@ def check_text(scorer: Scorer, scheme: Scheme, text: str, path: str, cfg: CheckC
     current = text
     out: list[Finding] = []
     while len(out) < cfg.max_findings:
-        ranked = rank_text(scorer, scheme, current, path, cfg.adapt, style)
+        # only the candidates that can be reported are ranked (exactly as in a full ranking): below the
+        # floor the ranker stops rescoring
+        ranked = rank_text(scorer, scheme, current, path, cfg.adapt, style, least=cfg.floor)
         chosen = _best_repair(ranked, current, edits, cfg)
         if chosen is None:
             break
