@@ -171,8 +171,15 @@ def rank_text(scorer: Scorer, scheme: Scheme, text: str, path: str = "", adapt: 
     native, gap_texts = scored.native, stream.gap_texts
     gap_starts = array("q", [0])
     gap_starts.extend(stream.ends)
-    ranker = _file_ranker(scorer, scheme, scored, gap_starts, adapt, style, alpha, top, least)
-    del stream, scored   # the tokens and symbols (a large file's memory is mostly per token): the ranker has its own
+    gaps = _gap_columns(scorer, scored, gap_starts)
+    ids = symbol_ids(scored.symbols) if adapt else None
+    if ids is not None:
+        ids.pop()   # '</s>'
+    # the tokens and symbols: a large file's memory is mostly theirs, as Python objects per token (a 5 MB
+    # file: about 150 MB), and the ranker needs only the columns made of them
+    del stream, scored
+    ranker = _file_ranker(scorer, scheme, gaps, ids, n, adapt, style, alpha, top, least)
+    del gaps, ids   # the ranker has its own copies
     for lo, hi in ranker.chunks(chunk_rows):
         edits = ranker.start(lo, hi)
         rescorer = scorer.native.rescorer(native, *edits)
@@ -180,6 +187,8 @@ def rank_text(scorer: Scorer, scheme: Scheme, text: str, path: str = "", adapt: 
         while len(select):
             delta, _ = rescorer.rescore(select, targets)
             select, targets = ranker.take(select, delta)
+        del edits, rescorer
+    del native   # the symbols' scores and KenLM states: the kept offsets are sorted in their memory
     offsets, gains, gaps, rows, complete = ranker.finish()
     return RankedFile(path, n, offsets, gains, gaps, rows, gap_texts, gap_starts, scorer.plans.repaired, complete)
 
@@ -197,27 +206,31 @@ def top_findings(scorer: Scorer, scheme: Scheme, text: str, path: str, top: int,
         k *= 4
 
 
-def _file_ranker(scorer: Scorer, scheme: Scheme, scored: ScoredStream, lo: array, adapt: bool, style: Style,
-                 alpha: float, top: int | None, least: float | None) -> FileRanker:
-    """The file's gaps as the compiled ranker takes them: their plans and spans (`lo`: their starts), which
-    repairs keep the tokens, their next newline gaps, and the style cache and habits they are adapted to."""
+def _gap_columns(scorer: Scorer, scored: ScoredStream, lo: array) -> tuple:
+    """The file's gaps as the compiled ranker takes them: their plans, spans [lo, hi) (`lo`: their starts),
+    which repairs keep the tokens, their next newline gaps and their observed symbols' scores."""
     stream = scored.stream
-    n = len(stream.source)
     hi = array("q", stream.starts)
-    hi.append(n)
-    cache = _style_cache(scored, style) if adapt else None
-    # trailing whitespace, whitespace on blank lines and mixed indentation: the scheme leaves them out of its
-    # symbols, and they are scored by their rates in the file (and the folder) around a typical project's
-    # (ranker/habits.py); without adaptation, by the typical project's alone
+    hi.append(len(stream.source))
+    return (_plans(scorer, scored), lo, hi, joinable_gaps(stream), after_line_comment(stream),
+            array("q", scored.next_newline_gap), scored.scores[0:-1:2])
+
+
+def _file_ranker(scorer: Scorer, scheme: Scheme, gaps: tuple, ids: array | None, n: int, adapt: bool, style: Style,
+                 alpha: float, top: int | None, least: float | None) -> FileRanker:
+    """The compiled ranker of a file of `n` characters: its gaps (_gap_columns), and the style cache (of its
+    symbol `ids`, when adapted) and habits they are adapted to."""
+    cache = _style_cache(ids, style) if adapt else None
+    # trailing whitespace, whitespace on blank lines, mixed indentation and line endings: the scheme leaves
+    # them out of its symbols, and they are scored by their rates in the file (and the folder) around a
+    # typical project's (ranker/habits.py); without adaptation, by the typical project's alone
     habits = habit_model(style.habits if adapt else None, adapt) if scheme.units else None
-    return FileRanker(scorer.plans.table, n, _plans(scorer, scored), lo, hi, joinable_gaps(stream),
-                      after_line_comment(stream), array("q", scored.next_newline_gap), scored.scores[0:-1:2], cache,
-                      habits, alpha, top, least)
+    return FileRanker(scorer.plans.table, n, *gaps, cache, habits, alpha, top, least)
 
 
-def _style_cache(scored: ScoredStream, style: Style) -> StyleCache:
-    """The style cache, which moves the repaired gap symbol's score and the observed one's."""
-    ids = symbol_ids(scored.symbols[:-1])
+def _style_cache(ids: array, style: Style) -> StyleCache:
+    """The style cache of a file (`ids`: its symbols' ids, '</s>' left out), which moves the repaired gap
+    symbol's score and the observed one's."""
     if style.folder is None:
         return StyleCache(ids)
     from .cache import folder_cache   # numpy, for the folder's counts
