@@ -83,8 +83,8 @@ class StyleCounts:
         for syms in streams:
             self.add(syms)
 
-    def add(self, syms: list[str]) -> np.ndarray:
-        """Count a stream's gaps (its 2n+1 symbols); its symbol ids."""
+    def add(self, syms: list[str]) -> "array":
+        """Count a stream's gaps (its 2n+1 symbols); its symbol ids (symbols.symbol_ids: an int64 array.array)."""
         ids = symbol_ids(syms)
         self.add_ids(ids)
         return ids

@@ -92,11 +92,6 @@ class RankedFile:
         return out
 
     def after_bom(self) -> "RankedFile":
-        """The same ranking for the file with a BOM before it (one more character, and one more token)."""
-        return RankedFile(self.path, self.length + 1, self.candidates + 1, self.scores, self.gaps + 1,
-                          self.observed, self.repaired)
-
-    def after_bom(self) -> "RankedFile":
         """The same ranking for the file with a BOM before it (one more character, and one more token: an
         empty gap before it)."""
         def shifted(a: array) -> array:
