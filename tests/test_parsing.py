@@ -11,6 +11,8 @@ TRICKY = {
     "non-ascii strings and comments": '// café ☕\nclass A { String s = "naïve — ok"; /* ü */ int x; }\n',
     "astral plane": 'class A { String s = "𝄞𝄞"; int y; } // 😀 end\n',
     "crlf": "class A {\r\n    int x;\r\n}\r\n",
+    "line comments ending in CRLF": "class A { // c\r\n    int x; // d\r\n}\r\n",
+    "line comments ending in a lone CR": "class A { // c\r    int x; // d\r}\r",
     "tabs": "class A {\n\tint x;\n\t\tint y ;\n}\n",
     "bom": "\ufeffclass A { int x; }\n",
     "no trailing newline": "class A { int x; }",
@@ -104,9 +106,10 @@ def test_property_c_leaf_walk_equals_the_python_reference(pieces, junk):
 
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.one_of(st.sampled_from(JAVA_PIECES), st.sampled_from(WHITESPACE), st.text(max_size=4)),
-                max_size=40), st.lists(st.tuples(st.integers(0, 10 ** 6), st.integers(0, 3),
-                                                 st.sampled_from(["", " ", "\n", "\t", "x", "\u00a0", "*/"])),
-                                       min_size=1, max_size=4))
+                max_size=40),
+       st.lists(st.tuples(st.integers(0, 10 ** 6), st.integers(0, 3),
+                          st.sampled_from(["", " ", "\n", "\r", "\r\n", "\t", "x", "\u00a0", "*/"])),
+                min_size=1, max_size=4))
 def test_property_same_tokens_is_what_tokenizing_both_says(pieces, edits):
     """same_tokens reparses the edited text incrementally from the original's tree (kept between calls on
     one text) and compares leaves; tokenizing both texts from scratch is the reference, on random Java-ish
