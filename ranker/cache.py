@@ -7,41 +7,20 @@ With folder adaptation, the other files of the folder add their counts too (in t
 the file's own near-duplicates, which would otherwise hand it its own clean copy).
 
 The n-gram probability p of a gap symbol becomes, context level after context level, the Dirichlet
-posterior (count + alpha * p) / (total + alpha) (ranker/native.cpp). Levels: (token before, token
-after); with folder counts also three tokens a side. Symbols and contexts are interned to integers so
-that a whole file's repairs are counted with numpy at once.
+posterior (count + alpha * p) / (total + alpha). Levels: (token before, token after); with folder counts
+also three tokens a side. The file's own counts and every lookup are ranker/native.cpp's StyleCache (the
+ranker imports no numpy); the folder's counts are kept here, with numpy, for folder adaptation.
 """
 from __future__ import annotations
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ._native import posterior
+from ._native import StyleCache
+from .symbols import BOS, EOS, MASK as _MASK, PAD, SYMBOL_BITS, intern as _intern, symbol_ids, symbol_names
 
-SYMBOL_BITS = 21          # a (context, symbol) pair is packed into one int64: context << 21 | symbol
-_MAX_SYMBOLS = 1 << SYMBOL_BITS
-_MASK = _MAX_SYMBOLS - 1
-_symbols: dict[str, int] = {"<s>": 0, "</s>": 1, "|": 2}   # '|': no token there (wide contexts)
 _wide: dict[tuple, int] = {}
-BOS, EOS, PAD = 0, 1, 2
 REACH = 3                 # tokens a side in a wide context
-
-
-def _intern(s: str) -> int:
-    i = _symbols.get(s)
-    if i is None:
-        i = _symbols[s] = len(_symbols)
-        if i >= _MAX_SYMBOLS:
-            raise OverflowError(f"more than {_MAX_SYMBOLS:,} distinct symbols in one process")
-    return i
-
-
-def symbol_ids(symbols) -> np.ndarray:
-    """Process-wide integer ids of symbols."""
-    ids = list(map(_symbols.get, symbols))
-    if None in ids:
-        ids = list(map(_intern, symbols))
-    return np.asarray(ids, dtype=np.int64)
 
 
 def contexts(ids: np.ndarray, wide: bool) -> list[np.ndarray]:
@@ -49,6 +28,7 @@ def contexts(ids: np.ndarray, wide: bool) -> list[np.ndarray]:
     token before and the token after, '<s>' and '</s>' at the ends; packed), and when `wide` the REACH
     token symbols on each side (interned). Coarser contexts (only one side) were tried and hurt: they
     override the n-gram model's context-specific prediction."""
+    ids = np.asarray(ids, dtype=np.int64)
     tokens = ids[1::2]
     before = np.concatenate(([BOS], tokens))
     after = np.concatenate((tokens, [EOS]))
@@ -103,13 +83,14 @@ class StyleCounts:
         for syms in streams:
             self.add(syms)
 
-    def add(self, syms: list[str]) -> np.ndarray:
-        """Count a stream's gaps (its 2n+1 symbols); its symbol ids."""
+    def add(self, syms: list[str]) -> "array":
+        """Count a stream's gaps (its 2n+1 symbols); its symbol ids (symbols.symbol_ids: an int64 array.array)."""
         ids = symbol_ids(syms)
         self.add_ids(ids)
         return ids
 
-    def add_ids(self, ids: np.ndarray) -> None:
+    def add_ids(self, ids) -> None:
+        ids = np.asarray(ids, dtype=np.int64)
         gaps = ids[0::2]
         self._streams.append([(c << SYMBOL_BITS | gaps, c) for c in contexts(ids, self.wide)])
         self._tables = None
@@ -125,7 +106,7 @@ class StyleCounts:
         tuples = list(_wide)   # id -> window, in id order
         context = {c: tuples[c] for c in windows}
         used = np.union1d(used, np.asarray([i for c in context.values() for i in c], dtype=np.int64))
-        names = list(_symbols)
+        names = symbol_names()
         return {"wide": self.wide, "narrow": narrow, "wide_keys": wide,
                 "symbols": {i: names[i] for i in used.tolist()}, "contexts": context}
 
@@ -163,41 +144,14 @@ class StyleCounts:
         return int(self.tables()[0][0].get(np.array([key]))[0])
 
 
-class GapCache:
-    def __init__(self, symbols: list[str], folder: StyleCounts | None = None,
-                 exclude: StyleCounts | None = None):
-        """`symbols`: the file's alternating gap/token symbols (no '</s>'). `folder`: counts over the
-        folder's files; `exclude`: the part of them not to use (the file itself, or its near-duplicates)."""
-        ids = symbol_ids(symbols)
-        wide = folder is not None and folder.wide
-        self.gap_ids = ids[0::2]
-        self.contexts = contexts(ids, wide)
-        self.own = StyleCounts(wide=wide)
-        self.own.add_ids(ids)
-        self.folder = folder
-        self.exclude = exclude if exclude is not None else self.own
+    def native_tables(self) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+        """Per level: (pair keys, their counts, context keys, their counts), as ranker/native.cpp's StyleCache
+        takes a folder's counts."""
+        return [(pairs.keys, pairs.counts, ctxs.keys, ctxs.counts) for pairs, ctxs in self.tables()]
 
-    def evidence(self, gaps: np.ndarray, symbols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(count, total) of symbol ids `symbols` in the contexts of gaps `gaps`, one column per level,
-        the gap's own observed symbol left out of its evidence."""
-        observed = self.gap_ids[gaps] == symbols
-        counts, totals = [], []
-        sources = [(self.own, 1)] + ([(self.folder, 1), (self.exclude, -1)] if self.folder is not None else [])
-        for level, ctx in enumerate(self.contexts):
-            c = ctx[gaps]
-            keys = c << SYMBOL_BITS | symbols
-            count = -observed.astype(np.int64)
-            total = np.full(len(gaps), -1, dtype=np.int64)
-            for source, sign in sources:
-                pairs, ctxs = source.tables()[level]
-                count = count + sign * pairs.get(keys)
-                total = total + sign * ctxs.get(c)
-            counts.append(count)
-            totals.append(total)
-        return np.stack(counts, axis=1).astype(np.float64), np.stack(totals, axis=1).astype(np.float64)
 
-    def adapted(self, gaps: np.ndarray, symbols: np.ndarray, lm_log10: np.ndarray, alpha: float) -> np.ndarray:
-        """log10 of the n-gram probabilities `lm_log10` of symbol ids `symbols` at gaps `gaps`, adapted to
-        the style (the Dirichlet posterior of each level in turn)."""
-        count, total = self.evidence(gaps, symbols)
-        return posterior(lm_log10, count, total, alpha)
+def folder_cache(ids, folder: StyleCounts, exclude: StyleCounts | None) -> StyleCache:
+    """The style cache of a file (`ids`: its 2n+1 interned symbols) with a folder's counts, minus
+    `exclude`'s (None: the file itself)."""
+    wide = contexts(ids, True)[1] if folder.wide else None
+    return StyleCache(ids, wide, folder.native_tables(), exclude.native_tables() if exclude is not None else None)

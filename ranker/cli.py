@@ -22,8 +22,7 @@ from unnatural import cli
 from unnatural.signature import signature
 
 from .explain import explain_json, explain_lines
-from .folder import folder_style
-from .rank import Style, rank_text
+from .rank import Style, rank_text, top_findings
 from .score import Scorer
 
 COMMAND = "rank"
@@ -126,11 +125,11 @@ def rank_source(text: str, path: str, cfg: RankConfig, scorer: Scorer, scheme, s
     """bin/rank's work on one file's text (formats.files.decode's): (its output, the CodRep line or the
     --explain findings; a note about it, or None)."""
     note = f"{path}: starts with a UTF-8 BOM; offsets count it as character 1" if text.startswith("\ufeff") else None
-    ranked = rank_text(scorer, scheme, text, path, cfg.adapt != "none", style)
-    if cfg.explain:
+    adapt = cfg.adapt != "none"
+    if cfg.explain:   # only the best offsets are ranked, as far as the findings need
         fmt = explain_json if cfg.json else explain_lines
-        return "\n".join(fmt(path, text, ranked.exact_findings(text, cfg.top or 3))), note
-    return ranked.line(cfg.top), note
+        return "\n".join(fmt(path, text, top_findings(scorer, scheme, text, path, cfg.top or 3, adapt, style))), note
+    return rank_text(scorer, scheme, text, path, adapt, style, top=cfg.top).line(cfg.top), note
 
 
 @cli.command(COMMAND)
@@ -164,8 +163,10 @@ def main(argv=None) -> int:
             cli.warning(COMMAND, e)
             status = cli.EXIT_FINDINGS
     scheme = get_scheme(lm.scheme)
-    styles = folder_style(files, scheme, strict=cfg.adapt == "folder-strict",
-                                                max_bytes=cfg.max_bytes) if cfg.adapt.startswith("folder") else None
+    styles = None
+    if cfg.adapt.startswith("folder"):
+        from .folder import folder_style   # the folder's counts, with numpy
+        styles = folder_style(files, scheme, strict=cfg.adapt == "folder-strict", max_bytes=cfg.max_bytes)
     print(cfg.signature(lm), file=sys.stderr)
     out = sys.stdout
     sys.stderr.flush()

@@ -19,7 +19,7 @@ def folder_style(paths: list[str], scheme: Scheme, strict: bool, max_bytes: int 
     """A function path -> Style: the folder's gap counts, minus the file itself (it counts on its own,
     leave-one-out) or, when strict, minus every near-duplicate of it (identical without whitespace).
 
-    Memory: a file's own counts are not kept (the ranker counts the file again, GapCache.own, and takes
+    Memory: a file's own counts are not kept (the ranker counts the file again, its StyleCache, and takes
     them off), only the folder's and, when strict, each group's; the folder's count tables are built
     here, once, before bin/rank forks its workers (they share them), and what reading the files freed is
     given back to the system first (a folder holding a 5 MB file: bin/rank's peak 581 -> 491 MB)."""
@@ -51,6 +51,6 @@ def folder_style(paths: list[str], scheme: Scheme, strict: bool, max_bytes: int 
     def style(path: str) -> Style:
         if path not in own_habits:   # not read here: nothing of it to take off
             return Style(folder, StyleCounts(wide=True), habits)
-        exclude = groups[group_of[path]] if strict else None   # None: the file's own counts (GapCache.own)
+        exclude = groups[group_of[path]] if strict else None   # None: the file's own counts (its StyleCache's)
         return Style(folder, exclude, habits - own_habits[path])
     return style

@@ -1,14 +1,16 @@
 import math
 import re
+from array import array
 
-import numpy as np
 import pytest
 
 from lm.model import LanguageModel
 from parsing.java import tokenize
 from parsing.offsets import line_col
 from parsing.schemes import get_scheme
-from ranker.cache import GapCache, symbol_ids
+from ranker._native import StyleCache
+from ranker.symbols import symbol_ids
+from ranker.cache import StyleCounts
 from ranker.explain import show_gap
 from ranker.folder import folder_style
 from ranker.score import Scorer, score_stream
@@ -26,15 +28,15 @@ def test_cache_leaves_the_observed_gap_out():
     # three calls written f( x ) and one f(x): the odd one gets no support from itself
     text = "class A { void g() { f( x ); f( x ); f( x ); f(x); } }"
     s = syms(text)
-    cache = GapCache(s)
+    cache = StyleCache(symbol_ids(s))
     gaps = [k // 2 for k in range(2, len(s) - 1, 2) if (s[k - 1], s[k + 1]) == ("(", "ID")]
     assert len(gaps) == 4
     lm_p = math.log10(0.01)
     odd, usual = gaps[-1], gaps[0]
-    adapted = cache.adapted(np.array([odd, odd, usual]), symbol_ids(["·", "·s1", "·s1"]), np.full(3, lm_p), 1.0)
+    adapted = cache.adapted(array("q", [odd, odd, usual]), symbol_ids(["·", "·s1", "·s1"]), array("d", [lm_p] * 3), 1.0)
     # for the odd gap: P(observed '·') = (0 + a p) / (3 + a); P('·s1') = (3 + a p) / (3 + a);
     # for a usual gap, the other two f( x ) and the one f(x) count
-    assert (10 ** adapted).tolist() == pytest.approx([0.01 / 4, 3.01 / 4, 2.01 / 4])
+    assert [10 ** a for a in adapted] == pytest.approx([0.01 / 4, 3.01 / 4, 2.01 / 4])
 
 
 def test_folder_counts_add_evidence_and_strict_drops_near_duplicates(tmp_path):
@@ -48,10 +50,10 @@ def test_folder_counts_add_evidence_and_strict_drops_near_duplicates(tmp_path):
     loose = folder_style(paths, KIND, strict=False)(paths[0])
     strict = folder_style(paths, KIND, strict=True)(paths[0])
     ctx = ("(", "ID")
-    # loose: the folder minus a itself = a_copy + b (a's own counts: the ones the cache makes of the file);
+    # loose: the folder minus a itself = a_copy + b (a's own counts: StyleCache counts the file itself);
     # strict: minus a and a_copy = b only
     assert loose.exclude is None
-    own = GapCache(KIND.symbols(tokenize(a)), loose.folder, loose.exclude).exclude
+    own = StyleCounts([KIND.symbols(tokenize(a))], wide=True)
     assert loose.folder.count(ctx, "·") - own.count(ctx, "·") == 1
     assert strict.folder.count(ctx, "·") - strict.exclude.count(ctx, "·") == 0
     assert strict.folder.count(ctx, "·s1") - strict.exclude.count(ctx, "·s1") == 1
