@@ -164,11 +164,13 @@ def walk(stream: TokenStream, token_symbol, unit: str | None = None) -> tuple[li
     for i, indent in stream.line_gaps:
         events.append(2 * i + 1)   # in effect from the token after it
         levels.append(indent)
-    for i, text in enumerate(texts):
-        if has_line_break(text):
-            line = last_line(text)
-            events.append(2 * i + 2)
-            levels.append(line[: len(line) - len(line.lstrip(" \t\f"))])
+    # tokens spanning lines (comments, text blocks) are few: found with `in`, not a call per token
+    spanning = [i for i, text in enumerate(texts) if "\n" in text] if "\r" not in stream.source else \
+        [i for i, text in enumerate(texts) if has_line_break(text)]
+    for i in spanning:
+        line = last_line(texts[i])
+        events.append(2 * i + 2)
+        levels.append(line[: len(line) - len(line.lstrip(" \t\f"))])
     indents = [""] * len(gaps)
     if len(events) > 1:
         order = sorted(range(len(events)), key=events.__getitem__)
