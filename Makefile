@@ -10,9 +10,9 @@ KENLM_SDIST := .tools/kenlm-$(KENLM_VERSION).tar.gz
 LMPLZ := .tools/kenlm/bin/lmplz
 SHARED ?= ../shared
 
-.PHONY: setup test quick demo bench compare-orders stamina-bench fim-bench data lossless devsets check-bench hostile help
+.PHONY: setup test quick demo bench formats-bench compare-orders stamina-bench fim-bench data lossless devsets corpus detection-bench check-bench hostile help
 help:
-	@echo "make setup | test | quick | demo | bench | compare-orders | stamina-bench | fim-bench | data | lossless | devsets | check-bench | hostile"
+	@echo "make setup | test | quick | demo | bench | formats-bench | compare-orders | stamina-bench | fim-bench | data | lossless | devsets | corpus | detection-bench | check-bench | hostile"
 
 EXT := $(shell python3 -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
 NATIVE := lm/_native$(EXT) ranker/_native$(EXT) parsing/_native$(EXT) automata/_native$(EXT)
@@ -54,11 +54,11 @@ $(LMPLZ): $(KENLM_SDIST) | .tools/debs.stamp
 
 # The ranker's compiled loops: lm/native.cpp against KenLM's query code from the same build (the same
 # MAX_ORDER), ranker/native.cpp on its own.
-lm/_native$(EXT): lm/native.cpp $(LMPLZ) | .venv/.installed
+lm/_native$(EXT): lm/native.cpp unnatural/buffers.hh $(LMPLZ) | .venv/.installed
 	$(CXX_MODULE) -DKENLM_MAX_ORDER=$(MAX_ORDER) $$($(PY) -m pybind11 --includes) -I.tools/kenlm-src $< \
 	  .tools/kenlm-build/lib/libkenlm.a .tools/kenlm-build/lib/libkenlm_util.a -lz -lbz2 -llzma -lrt -o $@
 
-ranker/_native$(EXT): ranker/native.cpp | .venv/.installed
+ranker/_native$(EXT): ranker/native.cpp unnatural/buffers.hh | .venv/.installed
 	$(CXX_MODULE) $$($(PY) -m pybind11 --includes) $< -o $@
 
 # The StaMinA learner's state merging (automata/merging.py's EDSM, step for step).
@@ -74,7 +74,7 @@ $(TS_LIB)/tree-sitter.o: .venv/.installed
 	  tar -xzf .tools/tree-sitter/tree_sitter-$$v.tar.gz -C .tools/tree-sitter --strip-components=3 tree_sitter-$$v/tree_sitter/core/lib
 	gcc -O3 -DNDEBUG -fPIC -I$(TS_LIB)/include -I$(TS_LIB)/src -c $(TS_LIB)/src/lib.c -o $@
 
-parsing/_native$(EXT): parsing/native.cpp $(TS_LIB)/tree-sitter.o
+parsing/_native$(EXT): parsing/native.cpp unnatural/buffers.hh $(TS_LIB)/tree-sitter.o
 	$(CXX_MODULE) $$($(PY) -m pybind11 --includes) -I$(TS_LIB)/include $< $(TS_LIB)/tree-sitter.o -o $@
 
 corpora/jdk17-src.zip: | .tools/debs.stamp
@@ -92,6 +92,11 @@ quick: setup
 
 lossless: setup data
 	$(PY) -m formats.lossless .data/codrep2019/learning .data/codrep2019/validation .data/codrep2018/Dataset1 .data/codrep2018/Dataset2 .data/codrep2018/Dataset3 .data/codrep2018/Dataset4
+
+# A wider corpus to train on beside corpora/'s JDK: CodRep 2018's projects that no detection set uses, into
+# .data/corpus-other (evaluation/corpus.py; measured in docs/detection.md, "A wider corpus").
+corpus: setup data
+	$(PY) -m evaluation.corpus .data/corpus-other
 
 # Detection development sets (evaluation/devsets.py): one task folder per project, tasks kept only when
 # Checkstyle flags them, clean files beside them; cached under .data/devsets (a set is rebuilt when its
@@ -127,13 +132,22 @@ C18 := .data/codrep2018/Dataset1 .data/codrep2018/Dataset2 .data/codrep2018/Data
 .models/c18-o7.bin: | setup data
 	bin/build-lm --order 7 --output $@ $(C18)
 
-# Speed: end-to-end ranking against the tree-sitter floor, memory, cost per size (issue 5's targets).
-# The table is also copied to docs/bench.md, which the README links.
-bench: setup data .models/c18-o7.bin
-	bin/bench --model .models/c18-o7.bin --output .bench
+# Speed: end-to-end ranking with the default model against the tree-sitter floor, memory, cost per size,
+# start-up and building (issues 5 and 21's targets). The table is also copied to docs/bench.md, which the
+# README links.
+bench: setup data
+	@test -e $(DEFAULT_MODEL) || bin/build-lm --order 6 corpora/
+	bin/bench --model $(DEFAULT_MODEL) --output .bench
 	@mkdir -p docs && cp .bench/bench.md docs/bench.md
 	@test -e $(DEFAULT_MODEL) || bin/build-lm --order 6 corpora/
 	bin/check-bench --speed 5000 --docs docs/check.md
+
+# KenLM's binary formats (probing, trie, quantized) of the default model at orders 6 and 7: ranking time,
+# lookups and MRR on CodRep 2019 validation (the table in docs/speed.md).
+formats-bench: setup data
+	@test -e .bench/formats/jdk-o6.bin || bin/build-lm --order 6 --keep-arpa --quiet --output .bench/formats/jdk-o6.bin corpora/
+	@test -e .bench/formats/jdk-o7.bin || bin/build-lm --order 7 --keep-arpa --quiet --output .bench/formats/jdk-o7.bin corpora/
+	$(PY) -m bench.formats --runs 5 --output .bench/formats .bench/formats/jdk-o6.bin .bench/formats/jdk-o7.bin
 
 # StaMinA: our learner against AALpy's EDSM on the real training sets (AALpy: the `stamina` extra).
 # The table is also written to docs/stamina-bench.txt, which the README links.

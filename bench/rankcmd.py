@@ -21,6 +21,7 @@ from unnatural import ROOT
 
 CODE_PATHS = ("unnatural", "parsing", "formats", "lm", "ranker", "bin")   # what a dirty label looks at
 NATIVE = ("parsing", "lm", "ranker")   # the compiled modules bin/rank needs: <package>/native.cpp -> _native*.so
+NATIVE_SHARED = ("unnatural/buffers.hh",)   # what they include besides
 
 
 class RankerError(ValueError):
@@ -62,6 +63,14 @@ def worktree() -> RankCommand:
 
 def compiled_modules(sha: str) -> list[Path]:
     """The working tree's compiled modules, when they were built from the native sources `sha` has."""
+    for shared in NATIVE_SHARED:
+        try:
+            at_rev = _git("rev-parse", "--verify", "--quiet", f"{sha}:{shared}")
+        except RankerError:
+            continue
+        if _git("hash-object", shared) != at_rev:
+            raise RankerError(f"--ranker {sha[:12]}: its {shared} is not the working tree's, which the compiled "
+                              "modules include; check that revision out and run 'make setup' to measure it")
     out = []
     for package in NATIVE:
         source = f"{package}/native.cpp"

@@ -1,15 +1,16 @@
 """One file's text -> the findings bin/check believes, each with its repair, rule and confidence.
 
 The ranker scores every plausible repair of the file. A finding is its best repair when that repair's gain
-reaches its rule's threshold (check/calibration.py) and keeps the tokens (the repaired text re-tokenizes to the same token texts). The
-repair is then applied and the file ranked again, so that the next finding is judged on a file without the
-first error (one slip makes its neighbours look odd too) and the findings of a file fix it together.
+reaches its rule's threshold (check/calibration.py) and keeps the tokens (the repaired text splits into the
+same token texts: parsing.java.same_tokens). The repair is then applied and the file ranked again, so that
+the next finding is judged on a file without the first error (one slip makes its neighbours look odd too)
+and the findings of a file fix it together.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from parsing.java import tokenize
+from parsing.java import same_tokens, tokenize
 from parsing.schemes import Scheme
 from ranker.explain import line_col
 from ranker.rank import RankedFile, Style, rank_text
@@ -74,7 +75,9 @@ def check_text(scorer: Scorer, scheme: Scheme, text: str, path: str, cfg: CheckC
     current = text
     out: list[Finding] = []
     while len(out) < cfg.max_findings:
-        ranked = rank_text(scorer, scheme, current, path, cfg.adapt, style)
+        # only the candidates that can be reported are ranked (exactly as in a full ranking): below the
+        # floor the ranker stops rescoring
+        ranked = rank_text(scorer, scheme, current, path, cfg.adapt, style, least=cfg.floor)
         chosen = _best_repair(ranked, current, edits, cfg)
         if chosen is None:
             break
@@ -108,8 +111,9 @@ def _best_repair(ranked: RankedFile, current: str, edits: _Edits, cfg: CheckConf
             rule, message = describe(f.repair.observed, f.repair.repaired, before, after)
             if not cfg.reported(rule, f.score):
                 continue
-            repaired = edits.apply(current, gap, f.repair.observed, f.repair.repaired)
-            if tokenize(repaired).token_texts() == edits.token_texts():
+            # the fixes so far kept the tokens, so the current text's are the original's
+            lo = edits.current_start(gap)
+            if same_tokens(current, lo, lo + len(f.repair.observed), f.repair.repaired, edits.token_texts()):
                 return f, rule, message
         start += 8
     return None

@@ -32,7 +32,7 @@ def parser() -> cli.ArgumentParser:
     p.add_argument("--exclude", action="append", default=[], metavar="PATTERN",
                    help="skip files whose path or archive member matches (glob or substring); repeatable")
     p.add_argument("--no-holdout", action="store_true",
-                   help=f"when training on {DEFAULT_CORPUS}/, keep the JDK modules `make demo` and the development sets test on ("
+                   help=f"when training on {DEFAULT_CORPUS}/ (alone or with other sources), keep the JDK modules `make demo` and the development sets test on ("
                         + " ".join(HELD_OUT) + "); they are left out by default")
     cli.add_workers(p, "tokenizer processes")
     cli.add_cluster(p, "tokenize on a Dask cluster: a scheduler address, or local:N for N local worker "
@@ -53,6 +53,13 @@ def parser() -> cli.ArgumentParser:
     return p
 
 
+def held_out(sources: list[str], default_corpus: Path, keep: bool = False) -> tuple[str, ...]:
+    """The JDK modules to leave out: whenever corpora/ is trained on, alone or beside other sources (the
+    detection sets and `make demo` test on them), unless `keep` (--no-holdout)."""
+    trains_on_default = default_corpus.resolve() in [Path(x).resolve() for x in sources]
+    return HELD_OUT if trains_on_default and not keep else ()
+
+
 @cli.command(COMMAND)
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
@@ -63,8 +70,7 @@ def main(argv=None) -> int:
         get_scheme(args.scheme)
         for s in sources:
             shape_of(Path(s))
-        is_default = [Path(x).resolve() for x in sources] == [default_corpus.resolve()]
-        exclude = tuple(args.exclude) + (HELD_OUT if is_default and not args.no_holdout else ())
+        exclude = tuple(args.exclude) + held_out(sources, default_corpus, args.no_holdout)
         output = args.output or default_output(sources, args.order, args.scheme)
         if (args.work_dir or args.allow_missing) and not args.cluster:
             raise ValueError("--work-dir and --allow-missing go with --cluster")

@@ -15,8 +15,6 @@ import sys
 from functools import cached_property
 from pathlib import Path
 
-import kenlm
-
 # The highest n-gram order: lmplz, build_binary, the kenlm module and lm/native.cpp are compiled for it (the
 # Makefile reads this line).
 MAX_ORDER = 10
@@ -112,7 +110,8 @@ class LanguageModel:
         return schemes[0]
 
     @cached_property
-    def model(self) -> kenlm.Model:
+    def model(self) -> "kenlm.Model":
+        import kenlm   # the ranker scores through `mixture` and never needs the module
         try:
             with quiet_stderr():
                 return kenlm.Model(str(self.path))
@@ -131,26 +130,26 @@ class LanguageModel:
     # State by state, for callers that extend many histories (fill-in-the-middle's candidates and beam):
     # log10 P(symbol | state), the state after it written into `out`.
     @staticmethod
-    def new_state() -> kenlm.State:
+    def new_state() -> "kenlm.State":
+        import kenlm
         return kenlm.State()
 
-    def start_state(self, sentence: bool = True) -> kenlm.State:
+    def start_state(self, sentence: bool = True) -> "kenlm.State":
         """The state at the start of a sentence (after <s>), or with no context at all."""
-        state = kenlm.State()
+        state = self.new_state()
         (self.model.BeginSentenceWrite if sentence else self.model.NullContextWrite)(state)
         return state
 
-    def advance(self, state: kenlm.State, symbol: str, out: kenlm.State) -> float:
+    def advance(self, state: "kenlm.State", symbol: str, out: "kenlm.State") -> float:
         return self.model.BaseScore(state, symbol, out)
 
     def symbol_scores(self, symbols: list[str], eos: bool = True) -> list[float]:
         """log10 P(symbol | history) of each symbol (plus </s> when eos), <s> implied."""
         base = self.model.BaseScore
-        state = kenlm.State()
-        self.model.BeginSentenceWrite(state)
+        state = self.start_state()
         scores = []
         for sym in symbols + (["</s>"] if eos else []):
-            out = kenlm.State()
+            out = self.new_state()
             scores.append(base(state, sym, out))
             state = out
         return scores

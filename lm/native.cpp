@@ -2,35 +2,46 @@
 //
 // Ranking a file scores about 2,000 repairs, each a handful of KenLM lookups; made one by one from
 // Python, the call overhead was several times the lookups themselves. Here a file's symbol stream is
-// scored once (keeping the KenLM state before every symbol, compactly), then every repair of a batch is rescored
-// in one call: from the state before the changed symbol until the state after a symbol equals the
+// scored once (keeping the KenLM state before every symbol, compactly), then the repairs of a batch are
+// rescored together: from the state before the changed symbol until the state after a symbol equals the
 // unrepaired stream's state, since from there on every score is the same. Like changes in like contexts
-// are rescored once per file (Segments, below).
+// are rescored once per batch (Segments, below).
+//
+// Most repairs cannot win, and the ranker rescores in full only those that can (ranker/rank.py). For that a
+// Rescorer first bounds every repair's gain cheaply: the changed symbol's own score is one lookup, and each
+// symbol after it within the model's reach can at best score log10 1 = 0, so it gains at most minus its
+// observed score.
 //
 // A Mixture is one model, or a general model interpolated with a project model:
 // P = (1 - w) P_general + w P_project, each model keeping its own state. Scores are log10.
+// Arrays come and go as Python buffers and array.array (unnatural/buffers.hh): the ranker needs no numpy.
 // Built by `make setup` against the kenlm source package with KENLM_MAX_ORDER from lm/model.py (as the kenlm module).
-#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "../unnatural/buffers.hh"
 #include "lm/model.hh"
 #include "lm/state.hh"
 
 namespace py = pybind11;
+using buffers::View;
+using buffers::to_array;
 using lm::WordIndex;
 using lm::ngram::State;
 
 namespace {
 
 constexpr int kMaxModels = 2;
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 // The stream's states and scores. The KenLM state before symbol k is kept compactly: its words are the
 // symbols before k, most recent first (<s> before the first), so only its length and backoffs are stored
@@ -65,9 +76,56 @@ struct Scored {
     return true;
   }
 
- private:
+  // The word at `at` under model j (<s> before the first symbol).
   WordIndex Word(size_t j, int64_t at) const { return at >= 0 ? ids[j][at] : bos[j]; }
+
+  // The longest state before symbol k over the models: the words before k its next score depends on.
+  int64_t Context(int64_t k) const {
+    int64_t context = 0;
+    for (int j = 0; j < models; ++j) context = std::max<int64_t>(context, lengths[j][k]);
+    return context;
+  }
 };
+
+uint64_t Mix(uint64_t h, uint64_t x) { return (h ^ x) * 0x9E3779B97F4A7C15ULL; }
+
+// Open addressing from a hash to an entry index, for the memos below (entries live in the caller's list).
+class Slots {
+ public:
+  explicit Slots(size_t expected) {
+    size_t n = 16;
+    while (n < 2 * expected) n *= 2;
+    slots_.assign(n, -1);
+  }
+  // The slot where `h` is, or the empty slot where it would go; `same(q)` tells whether entry q matches.
+  template <class Same>
+  size_t Find(uint64_t h, Same same) const {
+    size_t slot = h & (slots_.size() - 1);
+    for (; slots_[slot] >= 0; slot = (slot + 1) & (slots_.size() - 1))
+      if (hashes_[slots_[slot]] == h && same(slots_[slot])) break;
+    return slot;
+  }
+  int64_t At(size_t slot) const { return slots_[slot]; }
+  void Put(size_t slot, uint64_t h) {
+    slots_[slot] = static_cast<int64_t>(hashes_.size());
+    hashes_.push_back(h);
+    if (hashes_.size() * 2 > slots_.size()) Grow();
+  }
+
+ private:
+  void Grow() {
+    slots_.assign(slots_.size() * 2, -1);
+    for (size_t q = 0; q < hashes_.size(); ++q) {
+      size_t slot = hashes_[q] & (slots_.size() - 1);
+      while (slots_[slot] >= 0) slot = (slot + 1) & (slots_.size() - 1);
+      slots_[slot] = static_cast<int64_t>(q);
+    }
+  }
+  std::vector<int64_t> slots_;   // index into hashes_ (and the caller's entries), or -1
+  std::vector<uint64_t> hashes_;
+};
+
+class Rescorer;
 
 class Mixture {
  public:
@@ -80,23 +138,23 @@ class Mixture {
   int order() const { return models_[0]->Order(); }
   int models() const { return static_cast<int>(models_.size()); }
 
-  // KenLM word ids of `symbols`, one row per symbol, one column per model.
-  py::array_t<uint32_t> index(const std::vector<std::string> &symbols) const {
+  // KenLM word ids of `symbols`, one row per symbol, one column per model (an array.array, row-major).
+  py::object index(const std::vector<std::string> &symbols) const {
     const size_t m = models_.size();
-    py::array_t<uint32_t> out({symbols.size(), m});
-    auto o = out.mutable_unchecked<2>();
+    std::vector<uint32_t> out(symbols.size() * m);
     for (size_t j = 0; j < m; ++j) {
       const lm::base::Vocabulary &vocab = models_[j]->BaseVocabulary();
-      for (size_t i = 0; i < symbols.size(); ++i) o(i, j) = vocab.Index(StringPiece(symbols[i]));
+      for (size_t i = 0; i < symbols.size(); ++i) out[i * m + j] = vocab.Index(StringPiece(symbols[i]));
     }
-    return out;
+    return to_array(out);
   }
 
   // Score a whole stream (ids from index(), '</s>' included as the last symbol).
-  std::shared_ptr<Scored> score(py::array_t<uint32_t, py::array::c_style | py::array::forcecast> ids) const {
-    auto in = ids.unchecked<2>();
-    const size_t n = in.shape(0), m = models_.size();
-    if (static_cast<size_t>(in.shape(1)) != m) throw std::invalid_argument("ids: one column per model");
+  std::shared_ptr<Scored> score(const py::buffer &ids_buffer) const {
+    View<uint32_t> in(ids_buffer, "ids");
+    const size_t m = models_.size();
+    if (in.size() % m) throw std::invalid_argument("ids: one column per model");
+    const size_t n = in.size() / m;
     auto scored = std::make_shared<Scored>();
     scored->models = static_cast<int>(m);
     State state[2][kMaxModels];
@@ -106,7 +164,7 @@ class Mixture {
       scored->lengths[j].resize(n + 1);
       scored->backoffs[j].resize((n + 1) * scored->stride[j]);
       scored->ids[j].resize(n);
-      for (size_t k = 0; k < n; ++k) scored->ids[j][k] = in(k, j);
+      for (size_t k = 0; k < n; ++k) scored->ids[j][k] = in[k * m + j];
       scored->bos[j] = models_[j]->BaseVocabulary().BeginSentence();
       models_[j]->BeginSentenceWrite(&state[0][j]);
       scored->Keep(j, 0, state[0][j]);
@@ -132,143 +190,8 @@ class Mixture {
 
   // Rescore repairs: repair r changes symbol k1[r] to ids w1[r] and, when k2[r] >= 0, symbol k2[r] > k1[r]
   // to w2[r]. Returns (log10 gain of the repaired stream, log10 score of the changed symbol k1).
-  py::tuple rescore(const Scored &scored,
-                    py::array_t<int64_t, py::array::c_style | py::array::forcecast> k1,
-                    py::array_t<uint32_t, py::array::c_style | py::array::forcecast> w1,
-                    py::array_t<int64_t, py::array::c_style | py::array::forcecast> k2,
-                    py::array_t<uint32_t, py::array::c_style | py::array::forcecast> w2) const {
-    const size_t m = models_.size();
-    auto K1 = k1.unchecked<1>();
-    auto K2 = k2.unchecked<1>();
-    auto W1 = w1.unchecked<2>();
-    auto W2 = w2.unchecked<2>();
-    const ssize_t count = K1.shape(0);
-    if (K2.shape(0) != count || W1.shape(0) != count || W2.shape(0) != count ||
-        static_cast<size_t>(W1.shape(1)) != m || static_cast<size_t>(W2.shape(1)) != m)
-      throw std::invalid_argument("rescore: arrays of one length, one id column per model");
-    if (scored.models != static_cast<int>(m)) throw std::invalid_argument("rescore: scored by another mixture");
-    const int64_t end = static_cast<int64_t>(scored.scores.size());
-    for (ssize_t r = 0; r < count; ++r)
-      if (K1(r) < 0 || K1(r) >= end || K2(r) >= end || (K2(r) >= 0 && K2(r) <= K1(r)))
-        throw std::out_of_range("rescore: symbol index out of range");
-    py::array_t<double> delta(count), first(count);
-    auto D = delta.mutable_unchecked<1>();
-    auto F = first.mutable_unchecked<1>();
-    {
-      py::gil_scoped_release unlocked;
-      Segments segments(*this, scored, count);
-      for (ssize_t r = 0; r < count; ++r) {
-        const int64_t k = K1(r), kk = K2(r);
-        WordIndex a[kMaxModels], b[kMaxModels];
-        for (size_t j = 0; j < m; ++j) a[j] = W1(r, j), b[j] = W2(r, j);
-        const Segment &one = segments.Get(k, a);
-        F(r) = one.first;
-        double d = 0;
-        if (kk < 0 || k + static_cast<int64_t>(one.length) <= kk) {
-          // the second change (if any) comes after the first one's effect has ended
-          for (size_t t = 0; t < one.length; ++t) d += segments.terms[one.terms + t];
-          if (kk >= 0) {
-            const Segment &two = segments.Get(kk, b);
-            for (size_t t = 0; t < two.length; ++t) d += segments.terms[two.terms + t];
-          }
-        } else {   // the two changes' effects overlap: one segment with both
-          const Segment &both = segments.Get(k, a, kk, b);
-          for (size_t t = 0; t < both.length; ++t) d += segments.terms[both.terms + t];
-        }
-        D(r) = d;
-      }
-    }
-    return py::make_tuple(delta, first);
-  }
-
- private:
-  static uint64_t Mix(uint64_t h, uint64_t x) { return (h ^ x) * 0x9E3779B97F4A7C15ULL; }
-
-  // The effect of changing one symbol: the score differences from the change until the state rejoins the
-  // observed stream's (or the stream ends). It depends only on the new word, the words of the state before
-  // it and the order-1 symbols after it, so like changes in like contexts (a file repeats its lines'
-  // shapes) are rescored once per file, and repeats replay the differences in the same order: the same sum.
-  struct Segment {
-    int64_t k, kk, lo, hi;       // the change(s), and the window [lo, hi) the effect depends on
-    WordIndex w[kMaxModels], w2[kMaxModels];
-    double first;                // the changed symbol's score
-    size_t terms, length;        // its differences: terms[terms .. terms + length)
-  };
-
-  class Segments {
-   public:
-    Segments(const Mixture &mixture, const Scored &scored, size_t rows)
-        : mixture_(mixture), scored_(scored), reach_(mixture.MaxOrder() - 1),
-          end_(static_cast<int64_t>(scored.scores.size())) {
-      size_t slots = 16;
-      while (slots < 2 * rows) slots *= 2;
-      slots_.assign(slots, -1);   // grown when half full
-    }
-
-    // The effect of changing symbol k to w (and, when kk >= 0, symbol kk to w2 on the way).
-    const Segment &Get(int64_t k, const WordIndex *w, int64_t kk = -1, const WordIndex *w2 = nullptr) {
-      const size_t m = mixture_.models_.size();
-      // Before k, only the words of the observed state there matter (KenLM keeps the longest suffix of
-      // the history that a longer n-gram could extend, a function of those words alone).
-      int64_t context = 0;
-      for (size_t j = 0; j < m; ++j) context = std::max<int64_t>(context, scored_.lengths[j][k]);
-      Segment probe{k, kk, k - context, std::min(end_, (kk >= 0 ? kk : k) + reach_ + 1), {0, 0}, {0, 0}, 0, 0, 0};
-      for (size_t j = 0; j < m; ++j) {
-        probe.w[j] = w[j];
-        if (kk >= 0) probe.w2[j] = w2[j];
-      }
-      uint64_t h = Mix(Mix(Mix(0, probe.k - probe.lo), probe.hi - probe.k), kk >= 0 ? kk - k : 0);
-      for (size_t j = 0; j < m; ++j) {
-        h = Mix(Mix(h, probe.w[j]), probe.w2[j]);
-        for (int64_t i = probe.lo; i < probe.hi; ++i) h = Mix(h, scored_.ids[j][i]);
-      }
-      h ^= h >> 29;
-      size_t slot = h & (slots_.size() - 1);
-      for (; slots_[slot] >= 0; slot = (slot + 1) & (slots_.size() - 1)) {
-        const size_t q = slots_[slot];
-        if (hashes_[q] == h && Same(list_[q], probe)) return list_[q];
-      }
-      probe.terms = terms.size();
-      probe.first = mixture_.Run(scored_, k, w, kk, w2, [&](double term) { terms.push_back(term); });
-      probe.length = terms.size() - probe.terms;
-      slots_[slot] = static_cast<int64_t>(list_.size());
-      list_.push_back(probe);
-      hashes_.push_back(h);
-      if (list_.size() * 2 > slots_.size()) Grow();
-      return list_.back();
-    }
-
-    std::vector<double> terms;
-
-   private:
-    void Grow() {
-      slots_.assign(slots_.size() * 2, -1);
-      for (size_t q = 0; q < list_.size(); ++q) {
-        size_t slot = hashes_[q] & (slots_.size() - 1);
-        while (slots_[slot] >= 0) slot = (slot + 1) & (slots_.size() - 1);
-        slots_[slot] = static_cast<int64_t>(q);
-      }
-    }
-
-    bool Same(const Segment &a, const Segment &b) const {
-      if (a.k - a.lo != b.k - b.lo || a.hi - a.k != b.hi - b.k || (a.kk < 0) != (b.kk < 0) ||
-          (a.kk >= 0 && a.kk - a.k != b.kk - b.k) || !std::equal(a.w, a.w + kMaxModels, b.w) ||
-          !std::equal(a.w2, a.w2 + kMaxModels, b.w2))
-        return false;
-      for (size_t j = 0; j < mixture_.models_.size(); ++j) {
-        const auto &ids = scored_.ids[j];
-        if (!std::equal(ids.begin() + a.lo, ids.begin() + a.hi, ids.begin() + b.lo)) return false;
-      }
-      return true;
-    }
-
-    const Mixture &mixture_;
-    const Scored &scored_;
-    const int64_t reach_, end_;
-    std::vector<int64_t> slots_;   // open addressing: index into list_, or -1
-    std::deque<Segment> list_;     // a deque: references handed out stay valid as it grows
-    std::vector<uint64_t> hashes_;
-  };
+  py::tuple rescore(std::shared_ptr<Scored> scored, const py::buffer &k1, const py::buffer &w1, const py::buffer &k2,
+                    const py::buffer &w2) const;
 
   int64_t MaxOrder() const {
     int64_t order = 1;
@@ -277,11 +200,12 @@ class Mixture {
   }
 
   // Scores the stream from symbol k changed to w1 (and kk to w2 on the way, when kk >= 0) until the state
-  // rejoins the observed stream's after the last change, handing each symbol's score difference to `add`
-  // in order. Returns the changed symbol's score.
+  // rejoins the observed stream's after the last change, handing each symbol's score difference and position
+  // to `add` in order; `add` returning false stops the run there. Returns the changed symbol's score.
+  // `start`, when given, is the state after the changed symbol, whose score is `start_score` (First's).
   template <class Add>
   double Run(const Scored &scored, int64_t k, const WordIndex *w1, const int64_t kk, const WordIndex *w2,
-             Add add) const {
+             Add add, const State *start = nullptr, double start_score = 0) const {
     const size_t m = models_.size();
     const int64_t end = static_cast<int64_t>(scored.scores.size());
     State buf[2][kMaxModels];   // the repaired stream's state after the last symbol, and before it
@@ -296,8 +220,12 @@ class Mixture {
       to[j] = &buf[cur][j];
       w[j] = w1[j];
     }
-    const double first = Step(from, w, to);
-    add(first - scored.scores[k]);
+    double first = start_score;
+    if (start)
+      std::copy(start, start + m, buf[cur]);
+    else
+      first = Step(from, w, to);
+    if (!add(first - scored.scores[k], k)) return first;
     while (true) {
       ++k;
       if (SameAt(buf[cur], scored, k)) {
@@ -318,14 +246,30 @@ class Mixture {
         w[j] = k == kk ? w2[j] : scored.ids[j][k];
       }
       const double s = Step(from, w, to);
-      add(s - scored.scores[k]);
+      if (!add(s - scored.scores[k], k)) break;
     }
     return first;
   }
 
+  // The changed symbol's score alone, the first step of Run; the states after it go to `out`.
+  double First(const Scored &scored, int64_t k, const WordIndex *w1, State *out) const {
+    const size_t m = models_.size();
+    State observed[kMaxModels];
+    const State *from[kMaxModels];
+    State *to[kMaxModels];
+    for (size_t j = 0; j < m; ++j) {
+      scored.Get(j, k, &observed[j]);
+      from[j] = &observed[j];
+      to[j] = &out[j];
+    }
+    return Step(from, w1, to);
+  }
+
+ private:
   // log10 P(w | from) under the mixture; the next states go to `to`. (Remembering steps in a hash map,
   // though two thirds of a file's steps repeat, was twice as slow as asking KenLM again.)
   double Step(const State *const *from, const WordIndex *w, State *const *to) const {
+    ++steps_;
     const float g = models_[0]->BaseScore(from[0], w[0], to[0]);
     if (models_.size() == 1) return g;
     const float p = models_[1]->BaseScore(from[1], w[1], to[1]);
@@ -342,24 +286,302 @@ class Mixture {
 
   std::vector<std::unique_ptr<lm::base::Model>> models_;
   double weight_;
+  mutable int64_t steps_ = 0;   // lookups so far (one per model each): what the benchmarks count
+
+ public:
+  int64_t steps() const { return steps_; }
 };
+
+// The repairs of one batch (a chunk of a file's gaps), bounded, then rescored in full in as many rounds as
+// the ranker asks, sharing one memo of effects: a change's effect depends only on the new word, the words of
+// the state before it and the order-1 symbols after it, so like changes in like contexts (a file repeats
+// its lines' shapes) are rescored once, and repeats replay the differences in the same order: the same sum.
+class Rescorer {
+ public:
+  Rescorer(const Mixture &mixture, std::shared_ptr<Scored> scored, const py::buffer &k1, const py::buffer &w1,
+           const py::buffer &k2, const py::buffer &w2)
+      : mixture_(mixture), scored_(std::move(scored)), reach_(mixture.MaxOrder() - 1),
+        end_(static_cast<int64_t>(scored_->scores.size())), segment_slots_(0), first_slots_(0) {
+    const size_t m = mixture.models();
+    if (scored_->models != static_cast<int>(m)) throw std::invalid_argument("rescore: scored by another mixture");
+    View<int64_t> K1(k1, "k1"), K2(k2, "k2");
+    View<uint32_t> W1(w1, "w1"), W2(w2, "w2");
+    const size_t count = K1.size();
+    if (K2.size() != count || W1.size() != count * m || W2.size() != count * m)
+      throw std::invalid_argument("rescore: arrays of one length, one id column per model");
+    for (size_t r = 0; r < count; ++r)
+      if (K1[r] < 0 || K1[r] >= end_ || K2[r] >= end_ || (K2[r] >= 0 && K2[r] <= K1[r]))
+        throw std::out_of_range("rescore: symbol index out of range");
+    k1_.assign(K1.data(), K1.data() + count);
+    k2_.assign(K2.data(), K2.data() + count);
+    w1_.assign(W1.data(), W1.data() + count * m);
+    w2_.assign(W2.data(), W2.data() + count * m);
+    segment_slots_ = Slots(count);
+    first_slots_ = Slots(count);
+  }
+
+  size_t size() const { return k1_.size(); }
+
+  // Per repair: (the changed symbol's log10 score, an upper bound of the repair's log10 gain): the changed
+  // symbol's own difference, plus minus the observed score of every later symbol the change can reach (the
+  // order-1 after it, and after the second change), since a symbol scores at most log10 1 = 0. Rounding
+  // aside: callers leave a margin.
+  py::tuple bounds() {
+    const size_t count = k1_.size(), m = mixture_.models();
+    std::vector<double> first(count), bound(count);
+    {
+      py::gil_scoped_release unlocked;
+      const Scored &s = *scored_;
+      for (size_t r = 0; r < count; ++r) {
+        const int64_t k = k1_[r], kk = k2_[r];
+        first[r] = FindFirst(k, &w1_[r * m], true)->score;
+        const int64_t hi1 = std::min(end_ - 1, k + reach_);
+        double rest = 0;
+        if (kk < 0 || kk <= hi1) {
+          const int64_t hi = kk < 0 ? hi1 : std::min(end_ - 1, kk + reach_);
+          for (int64_t t = k + 1; t <= hi; ++t) rest -= s.scores[t];
+        } else {
+          for (int64_t t = k + 1; t <= hi1; ++t) rest -= s.scores[t];
+          for (int64_t t = kk, hi2 = std::min(end_ - 1, kk + reach_); t <= hi2; ++t) rest -= s.scores[t];
+        }
+        bound[r] = (first[r] - s.scores[k]) + rest;
+      }
+    }
+    return py::make_tuple(to_array(first), to_array(bound));
+  }
+
+  // (log10 gain, log10 score of the changed symbol) of the repairs `select` (indices; None: all of them).
+  // With `targets` (one per repair, log10; -inf: none), a repair whose gain so far plus the bound of the rest
+  // falls below its target is not rescored further: its gain is -inf then.
+  py::tuple rescore(const std::optional<py::buffer> &select, const std::optional<py::buffer> &targets) {
+    const size_t m = mixture_.models();
+    std::vector<int64_t> rows;
+    if (select) {
+      View<int64_t> S(*select, "select");
+      rows.assign(S.data(), S.data() + S.size());
+      for (int64_t r : rows)
+        if (r < 0 || static_cast<size_t>(r) >= k1_.size()) throw std::out_of_range("rescore: select out of range");
+    } else {
+      rows.resize(k1_.size());
+      for (size_t r = 0; r < rows.size(); ++r) rows[r] = static_cast<int64_t>(r);
+    }
+    std::vector<double> target(rows.size(), -kInfinity);
+    if (targets) {
+      View<double> T(*targets, "targets");
+      if (T.size() != rows.size()) throw std::invalid_argument("rescore: one target per repair");
+      target.assign(T.data(), T.data() + T.size());
+    }
+    std::vector<double> delta(rows.size()), first(rows.size());
+    {
+      py::gil_scoped_release unlocked;
+      for (size_t i = 0; i < rows.size(); ++i) {
+        const size_t r = static_cast<size_t>(rows[i]);
+        const int64_t k = k1_[r], kk = k2_[r];
+        const WordIndex *a = &w1_[r * m], *b = &w2_[r * m];
+        const Segment *one = target[i] == -kInfinity ? &Get(k, a) : Reach(k, a, kk, target[i]);
+        if (!one) {   // cannot reach its target
+          delta[i] = -kInfinity;
+          first[i] = std::numeric_limits<double>::quiet_NaN();
+          continue;
+        }
+        first[i] = one->first;
+        double d = 0;
+        if (kk < 0 || k + static_cast<int64_t>(one->length) <= kk) {
+          // the second change (if any) comes after the first one's effect has ended
+          for (size_t t = 0; t < one->length; ++t) d += terms_[one->terms + t];
+          if (kk >= 0) {
+            const Segment &two = Get(kk, b);
+            for (size_t t = 0; t < two.length; ++t) d += terms_[two.terms + t];
+          }
+        } else {   // the two changes' effects overlap: one segment with both
+          const Segment &both = Get(k, a, kk, b);
+          for (size_t t = 0; t < both.length; ++t) d += terms_[both.terms + t];
+        }
+        delta[i] = d;
+      }
+    }
+    return py::make_tuple(to_array(delta), to_array(first));
+  }
+
+ private:
+  // The effect of changing one symbol (or two): the score differences from the change until the state
+  // rejoins the observed stream's (or the stream ends).
+  struct Segment {
+    int64_t k, kk, lo, hi;       // the change(s), and the window [lo, hi) the effect depends on
+    WordIndex w[kMaxModels], w2[kMaxModels];
+    double first;                // the changed symbol's score
+    size_t terms, length;        // its differences: terms_[terms .. terms + length)
+  };
+
+  struct First {
+    int64_t k, lo;               // the change, and the first word of the context it depends on
+    WordIndex w[kMaxModels];
+    double score;
+    State out[kMaxModels];       // the states after it (Run starts from there)
+  };
+
+  uint64_t Window(uint64_t h, int64_t lo, int64_t hi) const {
+    for (int j = 0; j < scored_->models; ++j)
+      for (int64_t i = lo; i < hi; ++i) h = Mix(h, scored_->Word(j, i));
+    return h;
+  }
+
+  bool SameWindow(int64_t a, int64_t b, int64_t length) const {
+    for (int j = 0; j < scored_->models; ++j)
+      for (int64_t i = 0; i < length; ++i)
+        if (scored_->Word(j, a + i) != scored_->Word(j, b + i)) return false;
+    return true;
+  }
+
+  // The changed symbol's score (and the states after it), once per like change in a like context (the
+  // words of the state before it): the memo's entry, and whether it was there already.
+  const First *FindFirst(int64_t k, const WordIndex *w, bool add) {
+    const size_t m = mixture_.models();
+    First probe{k, k - scored_->Context(k), {0, 0}, 0, {}};
+    for (size_t j = 0; j < m; ++j) probe.w[j] = w[j];
+    uint64_t h = Mix(0, k - probe.lo);
+    for (size_t j = 0; j < m; ++j) h = Mix(h, probe.w[j]);
+    h = Window(h, probe.lo, k);
+    h ^= h >> 29;
+    const size_t slot = first_slots_.Find(h, [&](int64_t q) {
+      const First &a = firsts_[q];
+      return a.k - a.lo == probe.k - probe.lo && std::equal(a.w, a.w + kMaxModels, probe.w) &&
+             SameWindow(a.lo, probe.lo, probe.k - probe.lo);
+    });
+    if (first_slots_.At(slot) >= 0) return &firsts_[first_slots_.At(slot)];
+    if (!add) return nullptr;
+    probe.score = mixture_.First(*scored_, k, w, probe.out);
+    firsts_.push_back(probe);
+    first_slots_.Put(slot, h);
+    return &firsts_.back();
+  }
+
+  // The memo's key of changing symbol k to w (and, when kk >= 0, symbol kk to w2 on the way), its hash, and
+  // its slot in the memo.
+  Segment Probe(int64_t k, const WordIndex *w, int64_t kk, const WordIndex *w2, uint64_t *hash, size_t *slot) const {
+    const size_t m = mixture_.models();
+    // Before k, only the words of the observed state there matter (KenLM keeps the longest suffix of
+    // the history that a longer n-gram could extend, a function of those words alone).
+    Segment probe{k, kk, k - scored_->Context(k), std::min(end_, (kk >= 0 ? kk : k) + reach_ + 1), {0, 0}, {0, 0}, 0, 0, 0};
+    for (size_t j = 0; j < m; ++j) {
+      probe.w[j] = w[j];
+      if (kk >= 0) probe.w2[j] = w2[j];
+    }
+    uint64_t h = Mix(Mix(Mix(0, probe.k - probe.lo), probe.hi - probe.k), kk >= 0 ? kk - k : 0);
+    for (size_t j = 0; j < m; ++j) h = Mix(Mix(h, probe.w[j]), probe.w2[j]);
+    h = Window(h, probe.lo, probe.hi);
+    h ^= h >> 29;
+    *hash = h;
+    *slot = segment_slots_.Find(h, [&](int64_t q) { return SameSegment(segments_[q], probe); });
+    return probe;
+  }
+
+  const Segment &Keep(Segment probe, uint64_t hash, size_t slot) {
+    probe.length = terms_.size() - probe.terms;
+    segments_.push_back(probe);
+    segment_slots_.Put(slot, hash);
+    return segments_.back();
+  }
+
+  // The effect of changing symbol k to w (and, when kk >= 0, symbol kk to w2 on the way).
+  const Segment &Get(int64_t k, const WordIndex *w, int64_t kk = -1, const WordIndex *w2 = nullptr) {
+    uint64_t h;
+    size_t slot;
+    Segment probe = Probe(k, w, kk, w2, &h, &slot);
+    if (segment_slots_.At(slot) >= 0) return segments_[segment_slots_.At(slot)];
+    probe.terms = terms_.size();
+    const First *start = FindFirst(k, w, false);
+    probe.first = mixture_.Run(*scored_, k, w, kk, w2, [&](double term, int64_t) {
+      terms_.push_back(term);
+      return true;
+    }, start ? start->out : nullptr, start ? start->score : 0);
+    return Keep(probe, h, slot);
+  }
+
+  // The effect of changing symbol k to w, as Get, unless the repair (with its second change at kk, if any)
+  // cannot reach `target`: its differences so far plus minus the observed score of every symbol left that
+  // either change can reach fall short (nullptr then; not remembered).
+  const Segment *Reach(int64_t k, const WordIndex *w, int64_t kk, double target) {
+    uint64_t h;
+    size_t slot;
+    Segment probe = Probe(k, w, -1, nullptr, &h, &slot);
+    if (segment_slots_.At(slot) >= 0) return &segments_[segment_slots_.At(slot)];
+    // what the symbols after each position can gain at most: minus their observed scores, over the
+    // positions either change reaches
+    const Scored &s = *scored_;
+    const int64_t hi1 = std::min(end_ - 1, k + reach_), hi2 = kk >= 0 ? std::min(end_ - 1, kk + reach_) : -1;
+    rest_.clear();
+    for (int64_t t = k + 1; t <= std::max(hi1, hi2); ++t)
+      rest_.push_back(t <= hi1 || t >= kk ? -s.scores[t] : 0.0);
+    for (size_t i = rest_.size(); i-- > 1;) rest_[i - 1] += rest_[i];
+    auto after = [&](int64_t t) { return t - k < static_cast<int64_t>(rest_.size()) ? rest_[t - k] : 0.0; };
+    probe.terms = terms_.size();
+    double sum = 0;
+    bool short_of = false;
+    const First *start = FindFirst(k, w, false);
+    probe.first = mixture_.Run(s, k, w, -1, nullptr, [&](double term, int64_t t) {
+      terms_.push_back(term);
+      sum += term;
+      // from kk on, this run (without the second change) is not the repair's: no judging from there
+      if ((kk < 0 || t < kk) && sum + after(t) < target) short_of = true;
+      return !short_of;
+    }, start ? start->out : nullptr, start ? start->score : 0);
+    if (short_of) {
+      terms_.resize(probe.terms);
+      return nullptr;
+    }
+    return &Keep(probe, h, slot);
+  }
+
+  bool SameSegment(const Segment &a, const Segment &b) const {
+    return a.k - a.lo == b.k - b.lo && a.hi - a.k == b.hi - b.k && (a.kk < 0) == (b.kk < 0) &&
+           (a.kk < 0 || a.kk - a.k == b.kk - b.k) && std::equal(a.w, a.w + kMaxModels, b.w) &&
+           std::equal(a.w2, a.w2 + kMaxModels, b.w2) && SameWindow(a.lo, b.lo, a.hi - a.lo);
+  }
+
+  const Mixture &mixture_;
+  std::shared_ptr<Scored> scored_;
+  const int64_t reach_, end_;
+  std::vector<int64_t> k1_, k2_;
+  std::vector<WordIndex> w1_, w2_;
+  Slots segment_slots_, first_slots_;
+  std::deque<Segment> segments_;   // a deque: references handed out stay valid as it grows
+  std::deque<First> firsts_;       // a deque: pointers handed out stay valid as it grows
+  std::vector<double> terms_;
+  std::vector<double> rest_;       // Reach's bounds of what is left after each position
+};
+
+py::tuple Mixture::rescore(std::shared_ptr<Scored> scored, const py::buffer &k1, const py::buffer &w1,
+                           const py::buffer &k2, const py::buffer &w2) const {
+  Rescorer all(*this, std::move(scored), k1, w1, k2, w2);
+  return all.rescore(std::nullopt, std::nullopt);
+}
 
 }  // namespace
 
 PYBIND11_MODULE(_native, m) {
   m.doc() = "KenLM scoring and batched repair rescoring for the ranker (see lm/native.cpp)";
   py::class_<Scored, std::shared_ptr<Scored>>(m, "Scored")
-      .def_property_readonly("scores", [](const Scored &s) {
-        return py::array_t<double>(s.scores.size(), s.scores.data());
-      })
+      .def_property_readonly("scores", [](const Scored &s) { return to_array(s.scores); })
       .def("__len__", [](const Scored &s) { return s.scores.size(); });
   py::class_<Mixture>(m, "Mixture")
       .def(py::init<const std::string &, const std::string &, double>(), py::arg("general"),
            py::arg("project") = "", py::arg("weight") = 0.0)
       .def_property_readonly("order", &Mixture::order)
       .def_property_readonly("models", &Mixture::models)
+      .def_property_readonly("steps", &Mixture::steps,
+                             "symbols scored so far (each a lookup per model): a measure of work that load does not change")
       .def("index", &Mixture::index, py::arg("symbols"))
       .def("score", &Mixture::score, py::arg("ids"))
       .def("rescore", &Mixture::rescore, py::arg("scored"), py::arg("k1"), py::arg("w1"), py::arg("k2"),
-           py::arg("w2"));
+           py::arg("w2"))
+      .def("rescorer", [](const Mixture &mixture, std::shared_ptr<Scored> scored, const py::buffer &k1,
+                          const py::buffer &w1, const py::buffer &k2, const py::buffer &w2) {
+             return std::make_unique<Rescorer>(mixture, std::move(scored), k1, w1, k2, w2);
+           }, py::arg("scored"), py::arg("k1"), py::arg("w1"), py::arg("k2"), py::arg("w2"),
+           py::keep_alive<0, 1>());
+  py::class_<Rescorer>(m, "Rescorer")
+      .def("__len__", &Rescorer::size)
+      .def("bounds", &Rescorer::bounds)
+      .def("rescore", &Rescorer::rescore, py::arg("select") = py::none(), py::arg("targets") = py::none());
 }

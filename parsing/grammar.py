@@ -33,7 +33,7 @@ class Grammar:
         return walker, _KindNames(walker)
 
     def leaf_arrays(self, data: bytes):
-        """`leaves` as the C walk returns them: numpy arrays of kind ids, start bytes and end bytes."""
+        """`leaves` as the C walk returns them: arrays (array.array) of kind ids, start bytes and end bytes."""
         arrays = self.walker[0].of(data)
         if len(data) >= TRIM_BYTES:
             release_freed_memory()

@@ -29,7 +29,7 @@ def parse(text: str) -> tree_sitter.Tree:
 
 
 def leaf_arrays(data: bytes):
-    """`leaves` as the C walk returns them: numpy arrays of kind ids, start bytes and end bytes."""
+    """`leaves` as the C walk returns them: arrays (array.array) of kind ids, start bytes and end bytes."""
     return GRAMMAR.leaf_arrays(data)
 
 
@@ -47,6 +47,28 @@ def tokenize(text: str) -> TokenStream:
     ending in CRLF or CR leaves its line break to the gap."""
     data = text.encode("utf-8")
     return stream_of_leaves(text, data, *leaves(data.replace(b"\r", b"\n") if b"\r" in data else data))
+
+
+def same_tokens(text: str, start: int, end: int, replacement: str, tokens: list[str] | None = None) -> bool:
+    """Whether `text` with its characters [start, end) replaced by `replacement` splits into the same token
+    texts as `text` (whose `tokens` may be given). Told from the leaves, the edited text parsed incrementally
+    from the original's tree (kept for the next edit of the same text: a file's findings cost one parse and
+    a few small reparses), unless either text has more than leaves and ASCII whitespace: then tokenized."""
+    edited = text[:start] + replacement + text[end:]
+    data = text.encode("utf-8")
+    if len(data) == len(text):   # bytes are characters
+        b_start, b_end = start, end
+    else:
+        b_start = len(text[:start].encode("utf-8"))
+        b_end = b_start + len(text[start:end].encode("utf-8"))
+    b_new = b_start + len(replacement.encode("utf-8"))
+    edited_data = edited.encode("utf-8")
+    if b"\r" in data or b"\r" in edited_data:   # parsed as tokenize parses them: every CR as LF
+        data, edited_data = data.replace(b"\r", b"\n"), edited_data.replace(b"\r", b"\n")
+    same = GRAMMAR.walker[0].same_leaves(data, edited_data, b_start, b_end, b_new)
+    if same is not None:
+        return same
+    return tokenize(edited).token_texts() == (tokens if tokens is not None else tokenize(text).token_texts())
 
 
 def stream_of_leaves(text: str, data: bytes, kinds: list[str], starts: list[int], ends: list[int]) -> TokenStream:

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import bisect
 import re
+from itertools import accumulate
 
-import numpy as np
+# 1 for a byte that starts a UTF-8 character, 0 for a continuation byte (10xxxxxx)
+_STARTS = bytes(0 if 0x80 <= b < 0xC0 else 1 for b in range(256))
 
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
 BOM = "\ufeff"
@@ -24,14 +26,9 @@ def byte_to_char(data: bytes, text: str):
     """
     if len(data) == len(text):
         return ASCII
-    raw = np.frombuffer(data, dtype=np.uint8)
-    # A byte starts a character unless it is a UTF-8 continuation byte (10xxxxxx).
-    starts = (raw & 0xC0) != 0x80
     # char_at[b] = number of characters that start strictly before byte b (length n+1, so offset n maps to len(text)).
-    char_at = np.zeros(len(raw) + 1, dtype=np.int64)
-    np.cumsum(starts, out=char_at[1:])
-    table = char_at.tolist()
-    return table.__getitem__
+    char_at = list(accumulate(data.translate(_STARTS), initial=0))
+    return char_at.__getitem__
 
 
 def _identity(offset: int) -> int:

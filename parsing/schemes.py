@@ -39,8 +39,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable
 
-import numpy as np
-
 from .offsets import as_lf, has_line_break, last_line
 from .style import TAB_STOP, columns, detect_indentation
 from .tokens import TokenStream
@@ -151,8 +149,7 @@ class Scheme:
         return get_language(self.language).tokenize(text)
 
     def token_symbols(self, stream: TokenStream) -> list[str]:
-        src, tok = stream.source, self.token_symbol
-        return [tok(k, src[s:e]) for k, s, e in zip(stream.kinds, stream.starts, stream.ends)]
+        return list(map(self.token_symbol, stream.kinds, stream.texts))
 
 
 def walk(stream: TokenStream, token_symbol, unit: str | None = None) -> tuple[list[str], list[str]]:
@@ -160,29 +157,29 @@ def walk(stream: TokenStream, token_symbol, unit: str | None = None) -> tuple[li
     last line of the latest gap holding a newline, or the leading whitespace of a multi-line token's
     last line. The hot path of corpus building and ranking: list-at-a-time, no loop over tokens in Python
     but where a line ends."""
-    src = stream.source
-    starts, ends = stream.starts, stream.ends
     gaps = stream.gap_texts
-    texts = [src[a:b] for a, b in zip(starts, ends)]
+    texts = stream.texts
     # what sets the indentation, in stream order (gap i is at 2i, token i at 2i + 1)
     events, levels = [0], [""]
-    for i, gap in enumerate(gaps):
-        if has_line_break(gap):
-            events.append(2 * i + 1)   # in effect from the token after it
-            levels.append(last_line(gap))
-    for i, text in enumerate(texts):
-        if has_line_break(text):
-            line = last_line(text)
-            events.append(2 * i + 2)
-            levels.append(line[: len(line) - len(line.lstrip(" \t\f"))])
+    for i, indent in stream.line_gaps:
+        events.append(2 * i + 1)   # in effect from the token after it
+        levels.append(indent)
+    # tokens spanning lines (comments, text blocks) are few: found with `in`, not a call per token
+    spanning = [i for i, text in enumerate(texts) if "\n" in text] if "\r" not in stream.source else \
+        [i for i, text in enumerate(texts) if has_line_break(text)]
+    for i in spanning:
+        line = last_line(texts[i])
+        events.append(2 * i + 2)
+        levels.append(line[: len(line) - len(line.lstrip(" \t\f"))])
+    indents = [""] * len(gaps)
     if len(events) > 1:
         order = sorted(range(len(events)), key=events.__getitem__)
-        events = [events[o] for o in order]
-        levels = [levels[o] for o in order]
-        at = np.searchsorted(np.asarray(events), np.arange(0, 2 * len(gaps), 2), side="right") - 1
-        indents = list(map(levels.__getitem__, at.tolist()))
-    else:
-        indents = [""] * len(gaps)
+        # gap i (at 2i) is measured against the last event at or before it: event e holds from gap ceil(e / 2)
+        starts_at = [(events[o] + 1) // 2 for o in order] + [len(gaps)]
+        for j, o in enumerate(order):
+            a, b = starts_at[j], starts_at[j + 1]
+            if b > a:
+                indents[a:b] = [levels[o]] * (b - a)
     out = [None] * (2 * len(texts) + 1)
     out[0::2] = map(gap_symbol, gaps, indents, [unit] * len(gaps))
     out[1::2] = map(token_symbol, stream.kinds, texts)

@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from .offsets import has_line_break, last_line
 from .tokens import TokenStream
 
 SPACE_UNITS = (2, 3, 4, 8)   # the widths a space unit may have
@@ -44,7 +43,7 @@ SPACES = {k: Indentation(" " * k) for k in SPACE_UNITS}
 
 def line_indents(stream: TokenStream) -> list[str]:
     """The leading whitespace of every code line that starts in a gap, in order."""
-    return [last_line(gap) for gap in stream.gap_texts if has_line_break(gap)]
+    return [indent for _, indent in stream.line_gaps]
 
 
 def detect_indentation(stream: TokenStream) -> Indentation:

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
+from .offsets import has_line_break, last_line
+
 
 @dataclass(frozen=True, slots=True)
 class Token:
@@ -53,8 +55,13 @@ class TokenStream:
         return self.source[self.starts[i]:self.ends[i]]
 
     def token_texts(self) -> list[str]:
+        return list(self.texts)
+
+    @cached_property
+    def texts(self) -> tuple[str, ...]:
+        """The text of every token (computed once: the schemes and the ranker both need them)."""
         src = self.source
-        return [src[s:e] for s, e in zip(self.starts, self.ends)]
+        return tuple([src[s:e] for s, e in zip(self.starts, self.ends)])
 
     @cached_property
     def gap_texts(self) -> tuple[str, ...]:
@@ -62,6 +69,15 @@ class TokenStream:
         all need them)."""
         src = self.source
         return tuple([src[a:b] for a, b in zip((0, *self.ends), (*self.starts, len(src)))])
+
+    @cached_property
+    def line_gaps(self) -> tuple[tuple[int, str], ...]:
+        """(index, the whitespace it ends with after its last line break) of every gap holding a line break:
+        the indentation of the code lines that start in gaps (the schemes, the indentation unit and the
+        ranker all need them)."""
+        if "\r" in self.source:   # a CRLF or lone-CR file: a line break is any of LF, CRLF, CR
+            return tuple([(i, last_line(gap)) for i, gap in enumerate(self.gap_texts) if has_line_break(gap)])
+        return tuple([(i, gap[gap.rfind("\n") + 1:]) for i, gap in enumerate(self.gap_texts) if "\n" in gap])
 
     def gap_text(self, i: int) -> str:
         """Whitespace before token i; i == len(self) is the trailing gap."""

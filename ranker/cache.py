@@ -5,19 +5,21 @@ vouch for itself, while a style the file uses consistently (a space inside paren
 braces) makes the same gap elsewhere in the file unsurprising even when other projects never write it.
 
 The n-gram probability p of a gap symbol becomes, context level after context level, the Dirichlet
-posterior (count + alpha * p) / (total + alpha) (ranker/native.cpp), each level's posterior the next one's
-prior. The file's own counts are keyed by the narrow context (the token before, the token after). With
-folder adaptation, the other files of the folder (in the strict variant, minus the file's near-duplicates,
-which would otherwise hand it its own clean copy) come first, as the prior of the file's own counts, keyed
-by wide contexts: REACHES tokens on each side, the longer context on top. Measured on the detection
-development sets (docs/detection.md), pooling the folder's counts with the file's own in the narrow context
-(and a 3-token one on top) lowered MRR on every set: thousands of the folder's gaps between the same two
-tokens outweigh both the n-gram model's longer context and the file's own habits; in a context of 4 or 6
-tokens a side, the folder's counts say how the project writes that very construct.
+posterior (count + alpha * p) / (total + alpha), each level's posterior the next one's prior. The file's own
+counts are keyed by the narrow context (the token before, the token after). With folder adaptation, the
+other files of the folder (in the strict variant, minus the file's near-duplicates, which would otherwise
+hand it its own clean copy) come first, as the prior of the file's own counts, keyed by wide contexts:
+REACHES tokens on each side, the longer context on top. Measured on the detection development sets
+(docs/detection.md), pooling the folder's counts with the file's own in the narrow context (and a 3-token
+one on top) lowered MRR on every set: thousands of the folder's gaps between the same two tokens outweigh
+both the n-gram model's longer context and the file's own habits; in a context of 4 or 6 tokens a side, the
+folder's counts say how the project writes that very construct.
 
-Symbols and narrow contexts are interned to integers so that a whole file's repairs are counted with numpy
-at once; a wide context is a 64-bit hash of its tokens' text (the same in every process, so the folder's
-counts travel to cluster workers as they are).
+The file's own counts and every lookup are ranker/native.cpp's StyleCache (ranking a file alone imports no
+numpy); the folder's counts are kept here, with numpy, and folder_cache hands the part of them a file uses
+to its StyleCache. Symbols are interned to integers (ranker/symbols.py); a wide context is a 64-bit hash
+of its tokens' text (the same in every process, so the folder's counts travel to cluster workers as they
+are).
 """
 from __future__ import annotations
 
@@ -25,13 +27,9 @@ import hashlib
 
 import numpy as np
 
-from ._native import posterior
+from ._native import StyleCache
+from .symbols import BOS, EOS, MASK as _MASK, PAD, SYMBOL_BITS, intern as _intern, symbol_ids, symbol_names
 
-SYMBOL_BITS = 21          # a (context, symbol) pair is packed into one int64: context << 21 | symbol
-_MAX_SYMBOLS = 1 << SYMBOL_BITS
-_MASK = _MAX_SYMBOLS - 1
-_symbols: dict[str, int] = {"<s>": 0, "</s>": 1, "|": 2}   # '|': no token there (wide contexts)
-BOS, EOS, PAD = 0, 1, 2
 # Tokens a side of the folder's wide contexts, one level each. Chosen on the development sets (MRR / AUC,
 # means of the 7 sets; docs/detection.md): on subsets of 150 tasks + 150 clean files each, 3: 0.9568 /
 # 0.9318, 4: 0.9582 / 0.9351, 5: 0.9576 / 0.9378, 3 and 5: 0.9605 / 0.9359, 4 and 6: 0.9614 / 0.9420, 4, 6
@@ -44,34 +42,23 @@ def _text_hash(s: str) -> int:
     return int.from_bytes(hashlib.blake2b(s.encode("utf-8"), digest_size=8).digest(), "little")
 
 
-_hashes: list[int] = [_text_hash(s) for s in _symbols]   # per symbol id: its text's 64-bit hash
-_hash_array = np.asarray(_hashes, dtype=np.uint64)
+_hashes: list[int] = []   # per symbol id: its text's 64-bit hash, worked out when first asked for
+_hash_array = np.zeros(0, dtype=np.uint64)
 
 
-def _intern(s: str) -> int:
-    i = _symbols.get(s)
-    if i is None:
-        i = _symbols[s] = len(_symbols)
-        if i >= _MAX_SYMBOLS:
-            raise OverflowError(f"more than {_MAX_SYMBOLS:,} distinct symbols in one process")
-        _hashes.append(_text_hash(s))
-    return i
-
-
-def symbol_ids(symbols) -> np.ndarray:
-    """Process-wide integer ids of symbols."""
-    ids = list(map(_symbols.get, symbols))
-    if None in ids:
-        ids = list(map(_intern, symbols))
-    return np.asarray(ids, dtype=np.int64)
+def all_symbol_hashes() -> np.ndarray:
+    """The 64-bit hashes of the texts of every symbol interned so far, by id (uint64)."""
+    global _hash_array
+    names = symbol_names()
+    if len(_hashes) < len(names):
+        _hashes.extend(map(_text_hash, names[len(_hashes):]))
+        _hash_array = np.asarray(_hashes, dtype=np.uint64)
+    return _hash_array
 
 
 def symbol_hashes(ids: np.ndarray) -> np.ndarray:
     """The 64-bit hashes of the texts of symbols `ids` (uint64)."""
-    global _hash_array
-    if len(_hash_array) < len(_hashes):
-        _hash_array = np.asarray(_hashes, dtype=np.uint64)
-    return _hash_array[ids]
+    return all_symbol_hashes()[ids]
 
 
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)   # odd: multiplying by it permutes the 64-bit values
@@ -81,7 +68,7 @@ def narrow_contexts(ids: np.ndarray) -> np.ndarray:
     """For each gap of a stream (`ids`: its 2n+1 symbol ids), the token before and the token after it
     ('<s>' and '</s>' at the ends), packed into one int64. Coarser contexts (only one side) were tried
     and hurt: they override the n-gram model's context-specific prediction."""
-    tokens = ids[1::2]
+    tokens = np.asarray(ids, dtype=np.int64)[1::2]
     before = np.concatenate(([BOS], tokens))
     after = np.concatenate((tokens, [EOS]))
     return before << SYMBOL_BITS | after
@@ -96,7 +83,7 @@ _SYMBOL_PART = np.uint64((1 << 24) - 1)
 def wide_contexts(ids: np.ndarray) -> list[np.ndarray]:
     """For each gap of a stream, per reach R of REACHES: a hash of the R tokens before it and the R after
     it ('|' past the ends), in the high 40 bits of an int64 (the low 24 are zero)."""
-    tokens = symbol_hashes(ids[1::2])
+    tokens = symbol_hashes(np.asarray(ids, dtype=np.int64)[1::2])
     pad = symbol_hashes(np.array([PAD]))[0]
     out = []
     with np.errstate(over="ignore"):
@@ -117,7 +104,7 @@ def _wide_keys(contexts: np.ndarray, symbol_hash: np.ndarray) -> np.ndarray:
 def wide_keys(ids: np.ndarray, contexts: list[np.ndarray] | None = None) -> list[np.ndarray]:
     """Per level of REACHES, the (wide context, gap symbol) key of each gap of a stream (`ids`: its 2n+1
     symbol ids; `contexts`: its `wide_contexts` when the caller has them). The same in every process."""
-    gap_hashes = symbol_hashes(ids[0::2])
+    gap_hashes = symbol_hashes(np.asarray(ids, dtype=np.int64)[0::2])
     return [_wide_keys(c, gap_hashes) for c in (wide_contexts(ids) if contexts is None else contexts)]
 
 
@@ -174,9 +161,10 @@ class StyleCounts:
     def add(self, syms: list[str]) -> None:
         self.add_ids(symbol_ids(syms))
 
-    def add_ids(self, ids: np.ndarray, contexts: list[np.ndarray] | None = None) -> None:
+    def add_ids(self, ids, contexts: list[np.ndarray] | None = None) -> None:
         """Count a stream (`ids`: its 2n+1 symbol ids), whose contexts at this object's levels are
         `contexts` when the caller has them."""
+        ids = np.asarray(ids, dtype=np.int64)
         if self.wide:
             self.add_keys(wide_keys(ids, contexts))
         else:
@@ -185,7 +173,7 @@ class StyleCounts:
     def add_keys(self, keys: list[np.ndarray]) -> None:
         """Count a stream's (context, gap symbol) keys, one array per level (`wide_keys`, for wide counts)."""
         self._streams.append(keys)
-        self._tables = self._context_totals = None
+        self._tables = None
 
     # Pickled (to a cluster worker: bin/rank --cluster --adapt folder): wide keys are hashes of symbol
     # texts, the same in every process; narrow keys hold this process's symbol ids, so they travel with
@@ -196,13 +184,13 @@ class StyleCounts:
             keys = [s[0] for s in self._streams] + [np.zeros(0, np.int64)]
             used = np.unique(np.concatenate([k >> 2 * SYMBOL_BITS for k in keys] + [k >> SYMBOL_BITS & _MASK for k in keys]
                                             + [k & _MASK for k in keys]))
-            names = list(_symbols)
+            names = symbol_names()
             state["symbols"] = {i: names[i] for i in used.tolist()}
         return state
 
     def __setstate__(self, state: dict) -> None:
         self.wide, self.shared, self._streams = state["wide"], state["shared"], state["keys"]
-        self._tables = self._context_totals = None
+        self._tables = None
         if self.wide:
             return
         symbols = state["symbols"]
@@ -224,17 +212,6 @@ class StyleCounts:
                     table.keys, table.counts = table.keys[~once], table.counts[~once]
         return self._tables
 
-    def context_totals(self) -> _Counts:
-        """Narrow counts: how many gaps each context has (wide counts total a context by its keys' span)."""
-        if self._context_totals is None:
-            pairs = self.tables()[0]
-            out = self._context_totals = _Counts(np.zeros(0, dtype=np.int64))
-            out.keys, start = np.unique(pairs.keys >> SYMBOL_BITS, return_index=True)
-            out.counts = np.add.reduceat(pairs.counts, start) if len(start) else pairs.counts[:0]
-        return self._context_totals
-
-    _context_totals = None
-
     def count(self, ctx: tuple[str, ...], symbol: str) -> int:
         """How often `symbol` fills the gap between the tokens of `ctx`: (token before, token after), or
         in wide counts the 2R tokens around it for one R of REACHES ('|' past the ends)."""
@@ -248,57 +225,31 @@ class StyleCounts:
         return int(self.tables()[REACHES.index(reach)].get(key)[0])
 
 
-class GapCache:
-    def __init__(self, symbols: list[str], folder: StyleCounts | None = None,
-                 exclude: StyleCounts | None = None):
-        """`symbols`: the file's alternating gap/token symbols (no '</s>'). `folder`: wide counts over the
-        folder's files; `exclude`: the part of them not to use (the file's near-duplicates, itself
-        included; None: the file itself, as `symbols` has it)."""
-        ids = symbol_ids(symbols)
-        self.gap_ids = ids[0::2]
-        self.narrow = narrow_contexts(ids)
-        self.own = StyleCounts()
-        self.own.add_ids(ids, [self.narrow])
-        self.wide = wide_contexts(ids) if folder is not None else []
-        gap_hashes = symbol_hashes(self.gap_ids) if exclude is None else None
-        # per wide level: the part of the folder's table this file's contexts use, minus the excluded counts,
-        # and each gap's total
-        self.parts, self.wide_totals = [], []
-        for level, contexts in enumerate(self.wide):
-            distinct, where, own_totals = np.unique(contexts, return_inverse=True, return_counts=True)
-            folder_part, folder_totals = folder.tables()[level].part(distinct)
-            if exclude is None:   # the file's own keys, counted here: each context's total is its gap count
-                exclude_part, exclude_totals = _Counts(_wide_keys(contexts, gap_hashes)), own_totals
-            else:
-                exclude_part, exclude_totals = exclude.tables()[level].part(distinct)
-            # one table per level, the excluded counts taken off (a key only the excluded part has: 0)
-            folder_part.counts = np.maximum(folder_part.counts - exclude_part.get(folder_part.keys), 0)
-            self.parts.append(folder_part)
-            # a context the folder kept as shared (StyleCounts.shared) only once is the file's own: 0 left
-            self.wide_totals.append(np.maximum(folder_totals - exclude_totals, 0)[where])
+def folder_cache(ids, folder: StyleCounts, exclude: StyleCounts | None) -> StyleCache:
+    """The style cache of a file (`ids`: its 2n+1 interned symbols, every symbol its repairs write interned
+    too) with a folder's wide counts beneath its own, minus `exclude`'s (the file's near-duplicates, itself
+    included; None: the file itself, counted here). Per wide level, what the StyleCache looks up: each gap's
+    context, the part of the folder's table the file's contexts use with the excluded counts taken off (a
+    key only the excluded part has: 0), and each gap's context total (a context the folder kept as shared,
+    StyleCounts.shared, only once is the file's own: 0 left)."""
+    ids = np.asarray(ids, dtype=np.int64)
+    gap_hashes = symbol_hashes(ids[0::2]) if exclude is None else None
+    levels = []
+    for level, contexts in enumerate(wide_contexts(ids)):
+        distinct, where, own_totals = np.unique(contexts, return_inverse=True, return_counts=True)
+        folder_part, folder_totals = folder.tables()[level].part(distinct)
+        if exclude is None:   # the file's own keys: each context's total is its gap count
+            exclude_part, exclude_totals = _Counts(_wide_keys(contexts, gap_hashes)), own_totals
+        else:
+            exclude_part, exclude_totals = exclude.tables()[level].part(distinct)
+        counts = np.maximum(folder_part.counts - exclude_part.get(folder_part.keys), 0)
+        totals = np.maximum(folder_totals - exclude_totals, 0)[where]
+        levels.append((contexts, folder_part.keys, counts, totals))
+    return StyleCache(ids, levels, all_symbol_hashes().view(np.int64))
 
-    def evidence(self, gaps: np.ndarray, symbols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(count, total) of symbol ids `symbols` in the contexts of gaps `gaps`, one column per level in
-        the order they apply: the folder's wide contexts (minus the excluded counts), then the file's own
-        narrow context with the gap's own observed symbol left out."""
-        counts, totals = [], []
-        if self.wide:
-            symbol_hash = symbol_hashes(symbols)
-            for contexts, part, level_totals in zip(self.wide, self.parts, self.wide_totals):
-                total = level_totals[gaps]
-                seen = total > 0     # only contexts the folder has can count a symbol
-                keys = _wide_keys(contexts[gaps[seen]], symbol_hash[seen])
-                count = np.zeros(len(gaps), dtype=np.int64)
-                count[seen] = part.get(keys)
-                counts.append(count)
-                totals.append(total)
-        c = self.narrow[gaps]
-        counts.append(self.own.tables()[0].get(c << SYMBOL_BITS | symbols) - (self.gap_ids[gaps] == symbols))
-        totals.append(self.own.context_totals().get(c) - 1)
-        return np.stack(counts, axis=1).astype(np.float64), np.stack(totals, axis=1).astype(np.float64)
 
-    def adapted(self, gaps: np.ndarray, symbols: np.ndarray, lm_log10: np.ndarray, alpha: float) -> np.ndarray:
-        """log10 of the n-gram probabilities `lm_log10` of symbol ids `symbols` at gaps `gaps`, adapted to
-        the style (the Dirichlet posterior of each level in turn)."""
-        count, total = self.evidence(gaps, symbols)
-        return posterior(lm_log10, count, total, alpha)
+def evidence(cache: StyleCache, gaps, symbols) -> tuple[np.ndarray, np.ndarray]:
+    """(count, total) of symbol ids `symbols` at gaps `gaps` in `cache`, one row per gap and one column per
+    level in the order they apply: the folder's wide contexts, then the file's own narrow one."""
+    counts, totals = cache.evidence(np.asarray(gaps, dtype=np.int64), np.asarray(symbols, dtype=np.int64))
+    return tuple(np.asarray(x, dtype=np.int64).reshape(-1, cache.levels) for x in (counts, totals))

@@ -25,7 +25,7 @@ from unnatural.signature import signature
 from .explain import explain_json, explain_lines
 from .learn import METHODS, LearnConfig, Learned, learn
 from .learn import WEIGHT as LEARNED_WEIGHT
-from .rank import Style, rank_text
+from .rank import Style, rank_text, top_findings
 from .score import Scorer
 
 COMMAND = "rank"
@@ -135,11 +135,11 @@ def rank_source(text: str, path: str, cfg: RankConfig, scorer: Scorer, scheme, s
     """bin/rank's work on one file's text (formats.files.decode's): (its output, the CodRep line or the
     --explain findings; a note about it, or None)."""
     note = f"{path}: starts with a UTF-8 BOM; offsets count it as character 1" if text.startswith("\ufeff") else None
-    ranked = rank_text(scorer, scheme, text, path, cfg.adapt != "none", style)
-    if cfg.explain:
+    adapt = cfg.adapt != "none"
+    if cfg.explain:   # only the best offsets are ranked, as far as the findings need
         fmt = explain_json if cfg.json else explain_lines
-        return "\n".join(fmt(path, text, ranked.exact_findings(text, cfg.top or 3))), note
-    return ranked.line(cfg.top), note
+        return "\n".join(fmt(path, text, top_findings(scorer, scheme, text, path, cfg.top or 3, adapt, style))), note
+    return rank_text(scorer, scheme, text, path, adapt, style, top=cfg.top).line(cfg.top), note
 
 
 @cli.command(COMMAND)

@@ -35,7 +35,7 @@ def folder_style(paths: list[str], scheme: Scheme, strict: bool, workers: int = 
     habits, minus the file itself (it counts on its own, leave-one-out) or, when strict, minus every
     near-duplicate of it (identical without whitespace). `workers` processes read the files.
 
-    Memory: a file's own counts are not kept (the ranker counts the file again, GapCache, and takes them
+    Memory: a file's own counts are not kept (the ranker counts the file again, folder_cache, and takes them
     off), only the folder's, keeping only the contexts seen more than once (StyleCounts.shared), and, when
     strict, each group's; the count tables are built here, once, before bin/rank forks its workers (they
     share them), and what reading the files freed is given back to the system first."""
@@ -68,6 +68,6 @@ def folder_style(paths: list[str], scheme: Scheme, strict: bool, workers: int = 
     def style(path: str) -> Style:
         if path not in own_habits:   # not read here: nothing of it to take off
             return Style(folder, StyleCounts(wide=True), habits)
-        exclude = groups[group_of[path]] if strict else None   # None: the file's own counts (GapCache)
+        exclude = groups[group_of[path]] if strict else None   # None: the file's own counts (folder_cache)
         return Style(folder, exclude, habits - own_habits[path])
     return style

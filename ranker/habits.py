@@ -23,24 +23,25 @@ or the JDK has a CR: the line-ending prior is a choice, LF for almost every proj
 """
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain
-
-import numpy as np
+from itertools import chain, repeat
 
 from parsing.offsets import LINE_BREAK, has_line_break
 from parsing.style import mixed
 
 HEADS = ("", "s", "t", "st")          # what trails the old line
-HEAD_PRIOR = np.array([0.9838, 0.0147, 0.0010, 0.0005])
-MIXED_PRIOR = np.array([1 - 0.0187, 0.0187])
-BLANK_WS_PRIOR = np.array([1 - 0.141, 0.141])
+HEAD_PRIOR = (0.9838, 0.0147, 0.0010, 0.0005)
+MIXED_PRIOR = (1 - 0.0187, 0.0187)
+BLANK_WS_PRIOR = (1 - 0.141, 0.141)
 ENDINGS = ("\n", "\r\n", "\r")    # how a gap's line breaks are written (then: mixed)
-ENDING_PRIOR = np.array([0.97, 0.028, 0.001, 0.001])
+ENDING_PRIOR = (0.97, 0.028, 0.001, 0.001)
 PRIORS = (HEAD_PRIOR, MIXED_PRIOR, BLANK_WS_PRIOR, ENDING_PRIOR)
+VARIABLES = len(PRIORS)               # values per gap (ranker/native.cpp's kHabits)
 # The line-ending variable counts only where the rates have seen a CR: repairs never write one, so in a file
-# (and folder) of LF line breaks it would only add noise, and such files rank exactly as they did without it.
+# (and folder) of LF line breaks it would only add noise, and such files rank exactly as they did without it
+# (ranker/native.cpp's Habits leaves it out then).
 ENDING = 3
 STRENGTH = 20.0                       # the prior's weight, in line breaks
 NONE = -1                             # the variable does not apply (no line break; no blank line)
@@ -62,53 +63,56 @@ def habits(gap: str, unit: str | None) -> tuple[int, int, int, int]:
     return h, m, (int(any(lines[1:-1])) if len(lines) > 2 else NONE), e
 
 
-def habit_values(gaps, unit: str | None) -> np.ndarray:
-    """The variables of each gap text, one row per gap (worked out once per distinct gap text: a file has
-    a few hundred)."""
-    distinct: dict[str, int] = {}
-    index = np.fromiter((distinct.setdefault(g, len(distinct)) for g in gaps), dtype=np.int64, count=len(gaps))
-    rows = np.fromiter(chain.from_iterable(habits(g, unit) for g in distinct), dtype=np.int64,
-                       count=len(PRIORS) * len(distinct)).reshape(-1, len(PRIORS))
-    return rows[index]
+def habit_values(gaps, unit: str | None) -> array:
+    """The variables of each gap text, flat: gap i's are items VARIABLES * i .. VARIABLES * i + 3 (int8)."""
+    return array("b", chain.from_iterable(map(habits, gaps, repeat(unit))))
 
 
 @dataclass(frozen=True)
 class HabitCounts:
     """Counts of each variable's values over some files' gaps."""
-    counts: tuple[np.ndarray, ...]    # per variable, per value
+    counts: tuple[tuple[float, ...], ...]    # per variable, per value
 
     @staticmethod
     def of(gaps, unit: str | None) -> "HabitCounts":
         return HabitCounts.of_values(habit_values(gaps, unit))
 
     @staticmethod
-    def of_values(values: np.ndarray) -> "HabitCounts":
-        return HabitCounts(tuple(np.bincount(values[:, j][values[:, j] >= 0], minlength=len(PRIORS[j])).astype(np.float64)
-                                 for j in range(len(PRIORS))))
+    def of_values(values) -> "HabitCounts":
+        """The counts of flat values (habit_values)."""
+        counts = [[0.0] * len(prior) for prior in PRIORS]
+        for j, column in enumerate(counts):
+            for v in values[j::VARIABLES]:
+                if v >= 0:
+                    column[v] += 1
+        return HabitCounts(tuple(map(tuple, counts)))
 
     def __add__(self, other: "HabitCounts") -> "HabitCounts":
-        return HabitCounts(tuple(a + b for a, b in zip(self.counts, other.counts)))
+        return HabitCounts(tuple(tuple(x + y for x, y in zip(a, b)) for a, b in zip(self.counts, other.counts)))
 
     def __sub__(self, other: "HabitCounts") -> "HabitCounts":
-        return HabitCounts(tuple(a - b for a, b in zip(self.counts, other.counts)))
+        return HabitCounts(tuple(tuple(x - y for x, y in zip(a, b)) for a, b in zip(self.counts, other.counts)))
 
 
-def _log_posterior(counts: np.ndarray, prior: np.ndarray, values: np.ndarray, own: np.ndarray | None,
-                   strength: float) -> np.ndarray:
-    """log10 P(value) under the posterior, with each gap's own value `own` left out of `counts` (None:
-    the counts do not hold the gap); 0 where the variable does not apply."""
-    applies = values >= 0
-    v = np.where(applies, values, 0)
-    c, n = counts[v], counts.sum()
-    if own is not None:
-        c = c - ((own == values) & applies)
-        n = n - (own >= 0)
-    return np.where(applies, np.log10((c + strength * prior[v]) / (n + strength)), 0.0)
+def habit_model(counts: HabitCounts | None, own: bool, strength: float = STRENGTH):
+    """The habits as ranker._native scores them: log10 of each variable's value under its Dirichlet
+    posterior, (count + strength prior) / (total + strength), summed over the variables that apply. The
+    counts are `counts` (None: none) and, with `own`, those of the file's gaps (which the ranker gives it, from
+    their plans), each gap's own values left out of its evidence."""
+    from ._native import Habits
+    counts = counts or HabitCounts.of_values(())
+    return Habits([list(c) for c in counts.counts], [list(p) for p in PRIORS], strength, own)
 
 
-def habit_scores(counts: HabitCounts, values: np.ndarray, own: np.ndarray | None,
-                 strength: float = STRENGTH) -> np.ndarray:
-    """log10 probability of the variables' `values` (one row per gap) under the rates `counts`, each
-    gap's own values `own` left out of them (None: the counts do not hold the gaps)."""
-    return sum(_log_posterior(counts.counts[j], PRIORS[j], values[:, j], None if own is None else own[:, j], strength)
-               for j in range(len(PRIORS)) if j != ENDING or counts.counts[j][1:].any())
+def habit_scores(counts: HabitCounts, values, own=None, strength: float = STRENGTH) -> list[float]:
+    """log10 probability of the variables' `values` (flat, VARIABLES per gap) under the rates `counts`, each
+    gap's own values `own` (flat, or None: the counts do not hold the gaps) left out of them (the gaps' own
+    counts are then taken out of `counts`, as the ranker adds them)."""
+    gaps = len(values) // VARIABLES
+    if own is None:
+        model = habit_model(counts, False, strength)
+        model.observe(array("b", values))
+    else:
+        model = habit_model(counts - HabitCounts.of_values(own), True, strength)
+        model.observe(array("b", own))
+    return model.scores(array("b", values), array("q", range(gaps))).tolist()

@@ -26,7 +26,6 @@ from lm.model import LanguageModel
 from parsing.schemes import get_scheme
 from unnatural import cli
 
-from .folder import folder_style
 from .rank import Style
 from .score import Scorer
 
@@ -105,6 +104,7 @@ def learn(paths: list[str], general: LanguageModel, config: LearnConfig, scorer:
     scheme = get_scheme(general.scheme)
     out = Learned(config, scorer)
     if config.folder:
+        from .folder import folder_style   # the folder's counts, with numpy: not when ranking files alone
         t0 = time.time()
         out.styles = folder_style(paths, scheme, config.method == "folder-strict", workers or 1, max_bytes)
         out.seconds["folder"] = round(time.time() - t0, 2)

@@ -1,73 +1,691 @@
 // ranker._native: the ranker's per-repair arithmetic in C++ (the KenLM part is lm._native).
 //
-// After the compiled rescoring, what was left per file was numpy calls on a few thousand rows: choosing
-// each offset's best repair, ordering the offsets and printing them cost a quarter of ranking time.
+// After the compiled rescoring, what was left per file was numpy calls on a few thousand rows, and numpy's
+// import was most of the time to rank one small file. Here are the plan table (every planned repair of
+// every kind of gap, ranker/plans.py), the style cache (ranker/cache.py), the whitespace habits
+// (ranker/habits.py), and FileRanker: a file's repairs, their gains, and which of them to rescore in full.
+//
+// Which to rescore: lm._native bounds each repair's gain from its changed symbol's score alone; the style
+// cache's and the habits' terms are exact then already. A repair is rescored in full only when its bound can
+// still reach what is asked: its offset's best gain so far (a full ranking needs every offset's best), and,
+// for the top K or the offsets with gain >= least, the K-th best gain found so far or `least`. Repairs are
+// taken in rounds, each offset's most promising first, so that the gains found prune the rest.
 // Built by `make setup`.
-#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
+#include <memory>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "../unnatural/buffers.hh"
+
 namespace py = pybind11;
+using buffers::View;
+using buffers::to_array;
 
 namespace {
 
+constexpr int kHabits = 4;   // ranker/habits.py: what trails, mixed indentation, blank-line whitespace, line endings
+constexpr int kEnding = 3;   // the line endings: counted only where the rates have seen a CR (habits.ENDING)
+constexpr int kMaxValues = 4;
+constexpr int kSymbolBits = 21;         // ranker/cache.py: a (context, symbol) key is context << 21 | symbol
+constexpr int64_t kBos = 0, kEos = 1;   // ranker/cache.py's ids of <s> and </s>
+constexpr int FIRST = 0, LAST = 1;      // ranker/repairs.py: where a repair points (else NEXT)
+// Rounding aside, a bound is at least the gain it bounds; a repair is skipped only when its bound falls
+// short by more than this (KenLM's float sums, the sums here: far below it).
+constexpr double kMargin = 1e-5;
+constexpr double kNone = -std::numeric_limits<double>::infinity();
+
 template <class T>
-using In = py::array_t<T, py::array::c_style | py::array::forcecast>;
+std::vector<T> copy_of(const py::buffer &b, const char *what) {
+  View<T> v(b, what);
+  return std::vector<T>(v.data(), v.data() + v.size());
+}
 
-// The style cache (ranker/cache.py): the n-gram probability of a gap symbol, 10 ** lm_log10, becomes the
-// Dirichlet posterior (count + alpha * p) / (total + alpha), once per context level (columns of `count`
-// and `total`); returns log10 of the last. It rounds exactly as Python's math did.
-py::array_t<double> posterior(In<double> lm_log10, In<double> count, In<double> total, double alpha) {
-  auto L = lm_log10.unchecked<1>();
-  auto C = count.unchecked<2>();
-  auto T = total.unchecked<2>();
-  const ssize_t n = L.shape(0), levels = C.shape(1);
-  if (C.shape(0) != n || T.shape(0) != n || T.shape(1) != levels)
-    throw std::invalid_argument("posterior: count and total need one row per score, one column per level");
-  py::array_t<double> out(n);
-  auto O = out.mutable_unchecked<1>();
-  for (ssize_t i = 0; i < n; ++i) {
-    double p = std::pow(10.0, L(i));
-    for (ssize_t j = 0; j < levels; ++j) p = (C(i, j) + alpha * p) / (T(i, j) + alpha);
-    O(i) = std::log10(p);
+// Every planned repair, as columns (ranker/plans.py): plan p owns rows start[p] .. start[p] + count[p].
+class PlanTable {
+ public:
+  explicit PlanTable(int models) : models_(models) {}
+
+  // Appends one plan's rows, and the habits of the observed gap; returns its id.
+  int64_t add(const py::buffer &where, const py::buffer &w1, const py::buffer &second, const py::buffer &w2,
+              const py::buffer &symbol, const py::buffer &empty, const py::buffer &breaks, const py::buffer &habits,
+              const py::buffer &observed_habits) {
+    View<int8_t> W(where, "where"), H(habits, "habits"), O(observed_habits, "observed_habits");
+    View<uint32_t> W1(w1, "w1"), W2(w2, "w2");
+    View<uint8_t> S(second, "second"), E(empty, "empty"), B(breaks, "breaks");
+    View<int64_t> Y(symbol, "symbol");
+    const size_t n = W.size();
+    if (W1.size() != n * models_ || W2.size() != n * models_ || S.size() != n || E.size() != n || B.size() != n ||
+        Y.size() != n || H.size() != n * kHabits || O.size() != kHabits)
+      throw std::invalid_argument("PlanTable.add: columns of one length (ids: one per model, habits: 4 per row)");
+    observed_habits_.insert(observed_habits_.end(), O.data(), O.data() + kHabits);
+    start.push_back(static_cast<int64_t>(where_.size()));
+    count.push_back(static_cast<int64_t>(n));
+    where_.insert(where_.end(), W.data(), W.data() + n);
+    w1_.insert(w1_.end(), W1.data(), W1.data() + n * models_);
+    w2_.insert(w2_.end(), W2.data(), W2.data() + n * models_);
+    second_.insert(second_.end(), S.data(), S.data() + n);
+    empty_.insert(empty_.end(), E.data(), E.data() + n);
+    breaks_.insert(breaks_.end(), B.data(), B.data() + n);
+    symbol_.insert(symbol_.end(), Y.data(), Y.data() + n);
+    habits_.insert(habits_.end(), H.data(), H.data() + n * kHabits);
+    return static_cast<int64_t>(start.size()) - 1;
   }
-  return out;
-}
 
-// Each offset's best repair (highest gain; ties: the first row), the offsets best first (ties: lower
-// offset). Returns those repairs' rows.
-py::array_t<int64_t> best_repairs(In<int64_t> offset, In<double> gain) {
-  auto O = offset.unchecked<1>();
-  auto G = gain.unchecked<1>();
-  const ssize_t n = O.shape(0);
-  if (G.shape(0) != n) throw std::invalid_argument("best_repairs: one gain per offset");
-  std::vector<int64_t> rows(n);
-  std::iota(rows.begin(), rows.end(), 0);
-  std::sort(rows.begin(), rows.end(), [&](int64_t a, int64_t b) {
-    if (O(a) != O(b)) return O(a) < O(b);
-    if (G(a) != G(b)) return G(a) > G(b);
-    return a < b;
-  });
-  std::vector<int64_t> best;
-  best.reserve(n);
-  for (ssize_t i = 0; i < n; ++i)
-    if (i == 0 || O(rows[i]) != O(rows[i - 1])) best.push_back(rows[i]);
-  std::stable_sort(best.begin(), best.end(), [&](int64_t a, int64_t b) { return G(a) > G(b); });
-  py::array_t<int64_t> out(best.size());
-  std::copy(best.begin(), best.end(), out.mutable_data());
-  return out;
-}
+  size_t plans() const { return start.size(); }
+  size_t rows() const { return where_.size(); }
+
+  // A column of some rows (for tests and the Python side): where, second, empty, breaks, symbol, w1, w2, habits.
+  py::object column(const std::string &name, const py::buffer &rows_buffer) const {
+    View<int64_t> rows(rows_buffer, "rows");
+    for (size_t i = 0; i < rows.size(); ++i)
+      if (rows[i] < 0 || static_cast<size_t>(rows[i]) >= this->rows()) throw std::out_of_range("PlanTable: no such row");
+    auto pick = [&](const auto &column, size_t width) {
+      std::vector<std::decay_t<decltype(column[0])>> out;
+      for (size_t i = 0; i < rows.size(); ++i)
+        out.insert(out.end(), column.begin() + rows[i] * width, column.begin() + (rows[i] + 1) * width);
+      return to_array(out);
+    };
+    if (name == "where") return pick(where_, 1);
+    if (name == "second") return pick(second_, 1);
+    if (name == "empty") return pick(empty_, 1);
+    if (name == "breaks") return pick(breaks_, 1);
+    if (name == "symbol") return pick(symbol_, 1);
+    if (name == "w1") return pick(w1_, models_);
+    if (name == "w2") return pick(w2_, models_);
+    if (name == "habits") return pick(habits_, kHabits);
+    throw std::invalid_argument("PlanTable: no column " + name);
+  }
+
+  const size_t models_;
+  std::vector<int64_t> start, count;
+  std::vector<int8_t> where_;
+  std::vector<uint32_t> w1_, w2_;
+  std::vector<uint8_t> second_, empty_, breaks_;
+  std::vector<int64_t> symbol_;
+  std::vector<int8_t> habits_;
+  std::vector<int8_t> observed_habits_;   // per plan: the habits of the gap itself
+};
+
+// How often each int64 key occurs: sorted keys and their counts, owned or viewed (a folder's tables).
+class Counts {
+ public:
+  Counts() = default;
+  explicit Counts(std::vector<int64_t> keys) {   // counted here
+    std::sort(keys.begin(), keys.end());
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (i && keys[i] == keys[i - 1]) {
+        ++own_counts_.back();
+      } else {
+        own_keys_.push_back(keys[i]);
+        own_counts_.push_back(1);
+      }
+    }
+    keys_ = own_keys_.data();
+    counts_ = own_counts_.data();
+    n_ = own_keys_.size();
+  }
+  Counts(const py::buffer &keys, const py::buffer &counts)   // given: sorted unique keys and their counts
+      : key_view_(std::make_shared<View<int64_t>>(keys, "keys")),
+        count_view_(std::make_shared<View<int64_t>>(counts, "counts")) {
+    if (key_view_->size() != count_view_->size()) throw std::invalid_argument("Counts: one count per key");
+    keys_ = key_view_->data();
+    counts_ = count_view_->data();
+    n_ = key_view_->size();
+  }
+  int64_t get(int64_t key) const {
+    const int64_t *at = std::lower_bound(keys_, keys_ + n_, key);
+    return at != keys_ + n_ && *at == key ? counts_[at - keys_] : 0;
+  }
+
+ private:
+  std::vector<int64_t> own_keys_, own_counts_;
+  std::shared_ptr<View<int64_t>> key_view_, count_view_;
+  const int64_t *keys_ = nullptr, *counts_ = nullptr;
+  size_t n_ = 0;
+};
+
+// Per context level: counts of (context, gap symbol) pairs and of contexts.
+struct Level {
+  Counts pairs, contexts;
+};
+
+// A folder's counts in one wide context level (ranker/cache.py), as one file uses them: each gap's wide
+// context (a hash in the high 40 bits), the (context, symbol) counts of the contexts the file has (the
+// excluded counts taken off), and each gap's context total; all viewed, not copied (a 5 MB file has a
+// million gaps).
+struct WideLevel {
+  std::shared_ptr<View<int64_t>> contexts, totals;
+  Counts pairs;
+};
+
+constexpr int64_t kWideSymbolPart = (int64_t{1} << 24) - 1;   // ranker/cache.py: the symbol's hash, low 24 bits
+
+// The style cache (ranker/cache.py): the n-gram probability p of a gap symbol becomes, level after level,
+// the Dirichlet posterior (count + alpha p) / (total + alpha): with folder adaptation, first the folder's
+// counts in each wide context (the file's own, or its near-duplicates', left out), then the file's own counts
+// in the narrow context (the token before, the token after), the gap's own observed symbol left out.
+class StyleCache {
+ public:
+  // ids: the file's interned symbols, gap, token, ..., gap (2n+1); wide (folder adaptation only): per wide
+  // level, widest last, (each gap's context, pair keys, pair counts, each gap's total); hashes: per symbol id,
+  // its text's 64-bit hash (the wide keys' symbol part), for every symbol a repair of the file can write.
+  StyleCache(const py::buffer &ids_buffer, const std::optional<py::list> &wide, const std::optional<py::buffer> &hashes) {
+    View<int64_t> ids(ids_buffer, "ids");
+    if (ids.size() % 2 == 0) throw std::invalid_argument("StyleCache: 2n+1 symbols expected");
+    const size_t gaps = ids.size() / 2 + 1;
+    gap_ids_.resize(gaps);
+    std::vector<int64_t> contexts(gaps), pairs(gaps);
+    for (size_t i = 0; i < gaps; ++i) {
+      gap_ids_[i] = ids[2 * i];
+      const int64_t before = i ? ids[2 * i - 1] : kBos, after = 2 * i + 1 < ids.size() ? ids[2 * i + 1] : kEos;
+      contexts[i] = before << kSymbolBits | after;
+      pairs[i] = contexts[i] << kSymbolBits | gap_ids_[i];
+    }
+    narrow_ = contexts;
+    own_ = Level{Counts(std::move(pairs)), Counts(std::move(contexts))};
+    if (wide) {
+      if (!hashes) throw std::invalid_argument("StyleCache: wide levels need the symbols' hashes");
+      hashes_ = std::make_shared<View<int64_t>>(*hashes, "hashes");
+      for (const auto &level : *wide) {
+        auto t = level.cast<py::tuple>();
+        if (t.size() != 4) throw std::invalid_argument("StyleCache: (contexts, pair keys, pair counts, totals) per wide level");
+        WideLevel w{std::make_shared<View<int64_t>>(t[0].cast<py::buffer>(), "contexts"),
+                    std::make_shared<View<int64_t>>(t[3].cast<py::buffer>(), "totals"),
+                    Counts(t[1].cast<py::buffer>(), t[2].cast<py::buffer>())};
+        if (w.contexts->size() != gaps || w.totals->size() != gaps)
+          throw std::invalid_argument("StyleCache: one wide context and total per gap");
+        wide_.push_back(std::move(w));
+      }
+    }
+  }
+
+  size_t gaps() const { return gap_ids_.size(); }
+  size_t levels() const { return wide_.size() + 1; }
+
+  // The evidence of symbol id `symbol` at gap `gap`, level by level in the order applied: (count, total).
+  template <class F>
+  void Evidence(size_t gap, int64_t symbol, F &&level) const {
+    if (!wide_.empty()) {
+      if (symbol < 0 || static_cast<size_t>(symbol) >= hashes_->size())
+        throw std::out_of_range("StyleCache: a symbol without its hash");
+      const int64_t part = (*hashes_)[symbol] & kWideSymbolPart;
+      for (const auto &w : wide_) {
+        const int64_t total = (*w.totals)[gap];
+        level(total > 0 ? w.pairs.get((*w.contexts)[gap] | part) : 0, total);   // only contexts the folder has
+      }
+    }
+    const int64_t ctx = narrow_[gap];
+    level(own_.pairs.get(ctx << kSymbolBits | symbol) - static_cast<int64_t>(gap_ids_[gap] == symbol),
+          own_.contexts.get(ctx) - 1);
+  }
+
+  // log10 of the n-gram probability `lm` (log10) of symbol id `symbol` at gap `gap`, adapted to the style.
+  double Adapted(size_t gap, int64_t symbol, double lm, double alpha) const {
+    double p = std::pow(10.0, lm);
+    Evidence(gap, symbol, [&](int64_t count, int64_t total) {
+      p = (static_cast<double>(count) + alpha * p) / (static_cast<double>(total) + alpha);
+    });
+    return std::log10(p);
+  }
+
+  py::object adapted(const py::buffer &gaps, const py::buffer &symbols, const py::buffer &lm, double alpha) const {
+    View<int64_t> G(gaps, "gaps"), S(symbols, "symbols");
+    View<double> L(lm, "lm");
+    if (S.size() != G.size() || L.size() != G.size()) throw std::invalid_argument("adapted: one symbol and score per gap");
+    std::vector<double> out(G.size());
+    for (size_t i = 0; i < G.size(); ++i) {
+      if (G[i] < 0 || static_cast<size_t>(G[i]) >= gaps_count()) throw std::out_of_range("adapted: no such gap");
+      out[i] = Adapted(G[i], S[i], L[i], alpha);
+    }
+    return to_array(out);
+  }
+
+  // (counts, totals) of symbol ids `symbols` at gaps `gaps`, one row per gap and one column per level (flat).
+  py::tuple evidence(const py::buffer &gaps, const py::buffer &symbols) const {
+    View<int64_t> G(gaps, "gaps"), S(symbols, "symbols");
+    if (S.size() != G.size()) throw std::invalid_argument("evidence: one symbol per gap");
+    std::vector<int64_t> counts, totals;
+    for (size_t i = 0; i < G.size(); ++i) {
+      if (G[i] < 0 || static_cast<size_t>(G[i]) >= gaps_count()) throw std::out_of_range("evidence: no such gap");
+      Evidence(G[i], S[i], [&](int64_t count, int64_t total) {
+        counts.push_back(count);
+        totals.push_back(total);
+      });
+    }
+    return py::make_tuple(to_array(counts), to_array(totals));
+  }
+
+  int64_t gap_id(size_t gap) const { return gap_ids_[gap]; }
+
+ private:
+  size_t gaps_count() const { return gap_ids_.size(); }
+
+  std::vector<int64_t> gap_ids_, narrow_;   // per gap
+  Level own_;
+  std::vector<WideLevel> wide_;
+  std::shared_ptr<View<int64_t>> hashes_;
+};
+
+// The whitespace habits (ranker/habits.py): each variable's value scored by its Dirichlet posterior around a
+// prior, each gap's own values left out of the counts when the counts hold the file (`own`).
+class Habits {
+ public:
+  // counts, priors: per variable, per value (counts: besides the file's own, e.g. its folder's); own: the
+  // file's gaps count too (their own values left out of their evidence), else the counts alone.
+  Habits(const std::vector<std::vector<double>> &counts, const std::vector<std::vector<double>> &priors,
+         double strength, bool own)
+      : strength_(strength), own_(own) {
+    if (counts.size() != kHabits || priors.size() != kHabits) throw std::invalid_argument("Habits: four variables");
+    for (int j = 0; j < kHabits; ++j) {
+      if (counts[j].size() != priors[j].size() || counts[j].size() > kMaxValues)
+        throw std::invalid_argument("Habits: one count and prior per value");
+      values_[j] = static_cast<int>(counts[j].size());
+      for (int v = 0; v < values_[j]; ++v) {
+        extra_[j][v] = counts[j][v];
+        prior_[j][v] = priors[j][v];
+      }
+    }
+  }
+
+  // The file's gaps: their four values each (-1: does not apply), flat. With `own`, their counts, plus
+  // the counts given, are what the values are scored by.
+  void Observe(std::vector<int8_t> observed) {
+    if (observed.size() % kHabits) throw std::invalid_argument("Habits: four values per gap");
+    observed_ = std::move(observed);
+    for (int j = 0; j < kHabits; ++j) {
+      double file[kMaxValues] = {};
+      if (own_)
+        for (size_t g = 0; g < gaps(); ++g) {
+          const int8_t v = observed_[g * kHabits + j];
+          if (v >= values_[j]) throw std::out_of_range("Habits: no such value");
+          if (v >= 0) ++file[v];
+        }
+      total_[j] = 0;
+      for (int v = 0; v < values_[j]; ++v) {
+        counts_[j][v] = file[v] + extra_[j][v];
+        total_[j] += counts_[j][v];
+      }
+      used_[j] = true;
+      if (j == kEnding) {   // a CR seen: some count of CRLF, CR or mixed line breaks
+        used_[j] = false;
+        for (int v = 1; v < values_[j]; ++v)
+          if (counts_[j][v] != 0) used_[j] = true;
+      }
+      // each value's term, for each value the gap's own may have (-1: none, or not counted): a few dozen
+      // log10 per file instead of six per repair
+      for (int v = 0; v < values_[j]; ++v)
+        for (int o = -1; o < values_[j]; ++o) {
+          const double c = counts_[j][v] - (o == v ? 1.0 : 0.0);
+          const double n = total_[j] - (o >= 0 ? 1.0 : 0.0);
+          terms_[j][v][o + 1] = std::log10((c + strength_ * prior_[j][v]) / (n + strength_));
+        }
+    }
+  }
+
+  void observe(const py::buffer &observed) { Observe(copy_of<int8_t>(observed, "observed")); }
+
+  // log10 probability of the values v (4) at gap `gap`: the sum over the variables that apply (the line
+  // endings only when the rates have seen a CR: an LF file ranks as it did without them).
+  double Score(const int8_t *v, size_t gap) const {
+    const int8_t *own = own_ ? &observed_[gap * kHabits] : nullptr;
+    double sum = 0;
+    for (int j = 0; j < kHabits; ++j) {
+      if (!used_[j]) continue;
+      double term = 0.0;
+      if (v[j] >= 0) {
+        if (v[j] >= values_[j]) throw std::out_of_range("Habits: no such value");
+        term = terms_[j][v[j]][own ? own[j] + 1 : 0];
+      }
+      sum = j ? sum + term : term;
+    }
+    return sum;
+  }
+
+  // The change in log10 probability when gap `gap` holds values v instead of its own.
+  double Change(const int8_t *v, size_t gap) const { return Score(v, gap) - Score(&observed_[gap * kHabits], gap); }
+
+  py::object scores(const py::buffer &values, const py::buffer &at) const {
+    View<int8_t> V(values, "values");
+    View<int64_t> G(at, "gaps");
+    if (V.size() != G.size() * kHabits) throw std::invalid_argument("scores: four values per gap");
+    std::vector<double> out(G.size());
+    for (size_t i = 0; i < G.size(); ++i) {
+      if (G[i] < 0 || static_cast<size_t>(G[i]) >= gaps()) throw std::out_of_range("scores: no such gap");
+      out[i] = Score(&V[i * kHabits], G[i]);
+    }
+    return to_array(out);
+  }
+
+  size_t gaps() const { return observed_.size() / kHabits; }
+
+ private:
+  double extra_[kHabits][kMaxValues] = {}, counts_[kHabits][kMaxValues] = {}, prior_[kHabits][kMaxValues] = {};
+  double total_[kHabits] = {};
+  double terms_[kHabits][kMaxValues][kMaxValues + 1] = {};   // per value, per own value + 1
+  int values_[kHabits] = {};
+  bool used_[kHabits] = {};   // whether a variable counts (Observe)
+  double strength_;
+  bool own_;
+  std::vector<int8_t> observed_;
+};
+
+// One file's repairs: planned rows picked per gap, scored a chunk of gaps at a time; the gains of the
+// repairs rescored in full, and each offset's best.
+class FileRanker {
+ public:
+  // length: characters in the file; per gap: plan, span [lo, hi), joinable (emptying it keeps its two tokens
+  // apart), after_comment (a line comment ends before it), next_newline (the next newline gap measured
+  // against it, or -1), its observed symbol's log10 score; cache (or None: not adapted), habits (or None);
+  // top (the K best offsets, None: all), least (only offsets whose gain reaches it, None: all).
+  FileRanker(std::shared_ptr<PlanTable> table, int64_t length, const py::buffer &plan, const py::buffer &lo,
+             const py::buffer &hi, const py::buffer &joinable, const py::buffer &after_comment,
+             const py::buffer &next_newline, const py::buffer &observed_lm, std::shared_ptr<StyleCache> cache,
+             std::shared_ptr<Habits> habits, double alpha, std::optional<int64_t> top, std::optional<double> least)
+      : table_(std::move(table)), length_(length), plan_(copy_of<int64_t>(plan, "plan")), lo_(copy_of<int64_t>(lo, "lo")),
+        hi_(copy_of<int64_t>(hi, "hi")), joinable_(copy_of<uint8_t>(joinable, "joinable")),
+        after_comment_(copy_of<uint8_t>(after_comment, "after_comment")),
+        next_newline_(copy_of<int64_t>(next_newline, "next_newline")), cache_(std::move(cache)),
+        habits_(std::move(habits)), alpha_(alpha), top_(top.value_or(0)), least_(least.value_or(kNone)) {
+    const size_t gaps = plan_.size();
+    if (lo_.size() != gaps || hi_.size() != gaps || joinable_.size() != gaps || after_comment_.size() != gaps ||
+        next_newline_.size() != gaps)
+      throw std::invalid_argument("FileRanker: one value per gap");
+    if (top && *top < 1) throw std::invalid_argument("FileRanker: top must be at least 1");
+    for (int64_t p : plan_)
+      if (p < 0 || static_cast<size_t>(p) >= table_->plans()) throw std::out_of_range("FileRanker: no such plan");
+    for (int64_t g : next_newline_)
+      if (g >= static_cast<int64_t>(gaps)) throw std::out_of_range("FileRanker: no such gap");
+    if (cache_ && cache_->gaps() != gaps) throw std::invalid_argument("FileRanker: the cache is another file's");
+    if (habits_) {   // the habits of each gap are its plan's
+      std::vector<int8_t> observed(gaps * kHabits);
+      for (size_t g = 0; g < gaps; ++g)
+        std::copy_n(&table_->observed_habits_[plan_[g] * kHabits], kHabits, &observed[g * kHabits]);
+      habits_->Observe(std::move(observed));
+    }
+    if (cache_) {   // how much the cache moves each gap's observed symbol's score
+      View<double> L(observed_lm, "observed_lm");
+      if (L.size() != gaps) throw std::invalid_argument("FileRanker: one observed score per gap");
+      observed_cache_.resize(gaps);
+      for (size_t g = 0; g < gaps; ++g) observed_cache_[g] = cache_->Adapted(g, cache_->gap_id(g), L[g], alpha_) - L[g];
+    }
+  }
+
+  // Ranges [lo, hi) of gaps with about `rows` planned repairs each (at least one gap).
+  std::vector<std::pair<int64_t, int64_t>> chunks(int64_t rows) const {
+    std::vector<std::pair<int64_t, int64_t>> out;
+    const int64_t gaps = static_cast<int64_t>(plan_.size());
+    int64_t lo = 0, sum = 0;
+    for (int64_t g = 0; g < gaps; ++g) {
+      const int64_t c = table_->count[plan_[g]];
+      if (g > lo && sum + c > rows) {
+        out.emplace_back(lo, g);
+        lo = g;
+        sum = 0;
+      }
+      sum += c;
+    }
+    if (lo < gaps) out.emplace_back(lo, gaps);
+    return out;
+  }
+
+  // The repairs of gaps [lo, hi) that keep every token (their symbols' changes for lm._native's Rescorer):
+  // (k1, w1, k2, w2).
+  py::tuple start(int64_t lo, int64_t hi) {
+    if (lo < 0 || hi > static_cast<int64_t>(plan_.size()) || lo >= hi) throw std::out_of_range("start: bad gap range");
+    const PlanTable &t = *table_;
+    const size_t m = t.models_;
+    rows_.clear(); gap_.clear(); offset_.clear();
+    std::vector<int64_t> k1, k2;
+    std::vector<uint32_t> w1, w2;
+    for (int64_t g = lo; g < hi; ++g) {
+      const int64_t p = plan_[g];
+      for (int64_t r = t.start[p]; r < t.start[p] + t.count[p]; ++r) {
+        const int where = t.where_[r];
+        const int64_t glo = lo_[g], ghi = hi_[g];
+        const int64_t offset = where == FIRST ? (ghi > glo ? glo + 1 : ghi + 1) : where == LAST ? ghi : ghi + 1;
+        // not an insertion after the file's last character, and only repairs that keep every token as it is
+        if (offset > length_ || (t.empty_[r] && !joinable_[g]) || (after_comment_[g] && !t.breaks_[r])) continue;
+        rows_.push_back(r);
+        gap_.push_back(g);
+        offset_.push_back(offset);
+        k1.push_back(2 * g);
+        k2.push_back(t.second_[r] ? 2 * next_newline_[g] : -1);
+        w1.insert(w1.end(), t.w1_.begin() + r * m, t.w1_.begin() + (r + 1) * m);
+        w2.insert(w2.end(), t.w2_.begin() + r * m, t.w2_.begin() + (r + 1) * m);
+      }
+    }
+    return py::make_tuple(to_array(k1), to_array(w1), to_array(k2), to_array(w2));
+  }
+
+  // The chunk's bounds from lm._native (the changed symbols' scores, the bounds of the n-gram gains): the
+  // exact style and habit terms are added, and the first repairs to rescore are returned, with the n-gram
+  // gain each must reach (-inf: any; lm._native stops rescoring one that cannot).
+  py::tuple bound(const py::buffer &first_buffer, const py::buffer &lm_bound) {
+    View<double> F(first_buffer, "first"), B(lm_bound, "bound");
+    const size_t n = rows_.size();
+    if (F.size() != n || B.size() != n) throw std::invalid_argument("bound: one value per repair");
+    adapt_.assign(n, 0);
+    habit_.assign(n, 0);
+    bound_.resize(n);
+    gain_.assign(n, std::numeric_limits<double>::quiet_NaN());
+    for (size_t r = 0; r < n; ++r) {
+      const size_t g = static_cast<size_t>(gap_[r]);
+      if (cache_)
+        adapt_[r] = (cache_->Adapted(g, table_->symbol_[rows_[r]], F[r], alpha_) - F[r]) - observed_cache_[g];
+      if (habits_) habit_[r] = habits_->Change(&table_->habits_[rows_[r] * kHabits], g);
+      bound_[r] = Gain(r, B[r]);
+    }
+    // each offset's repairs, most promising first (ties: planned first)
+    base_ = n ? *std::min_element(offset_.begin(), offset_.end()) : 0;
+    const int64_t span = n ? *std::max_element(offset_.begin(), offset_.end()) - base_ + 1 : 0;
+    std::vector<int64_t> first_of(span + 1, 0);
+    for (size_t r = 0; r < n; ++r) ++first_of[offset_[r] - base_ + 1];
+    std::partial_sum(first_of.begin(), first_of.end(), first_of.begin());
+    by_offset_.resize(n);
+    std::vector<int64_t> fill(first_of.begin(), first_of.end() - 1);
+    for (size_t r = 0; r < n; ++r) by_offset_[fill[offset_[r] - base_]++] = static_cast<int64_t>(r);
+    offsets_.clear();
+    offset_of_.resize(n);
+    for (int64_t o = 0; o < span; ++o) {
+      if (first_of[o] == first_of[o + 1]) continue;
+      std::stable_sort(by_offset_.begin() + first_of[o], by_offset_.begin() + first_of[o + 1],
+                       [&](int64_t a, int64_t b) { return bound_[a] > bound_[b]; });
+      for (int64_t i = first_of[o]; i < first_of[o + 1]; ++i) offset_of_[by_offset_[i]] = offsets_.size();
+      offsets_.push_back(Offset{first_of[o], first_of[o + 1], kNone, -1});
+    }
+    batch_ = std::max<int64_t>(64, 4 * top_);
+    return Select();
+  }
+
+  // The gains of the repairs `select` rescored in full (lm._native's log10 gains; -inf: it stopped short of
+  // its target); returns the next repairs to rescore and their targets (none: the chunk is done, and its
+  // offsets' best repairs are kept).
+  py::tuple take(const py::buffer &select, const py::buffer &delta) {
+    View<int64_t> S(select, "select");
+    View<double> D(delta, "delta");
+    if (S.size() != D.size()) throw std::invalid_argument("take: one gain per repair");
+    for (size_t i = 0; i < S.size(); ++i) {
+      const int64_t r = S[i];
+      if (r < 0 || static_cast<size_t>(r) >= rows_.size()) throw std::out_of_range("take: no such repair");
+      gain_[r] = Gain(r, D[i]);
+    }
+    for (Offset &o : offsets_) {   // each offset's best so far (ties: planned first)
+      o.best = kNone;
+      o.row = -1;
+      for (int64_t i = o.begin; i < o.end; ++i) {
+        const int64_t r = by_offset_[i];
+        if (!std::isnan(gain_[r]) && (gain_[r] > o.best || (gain_[r] == o.best && r < o.row))) {
+          o.best = gain_[r];
+          o.row = r;
+        }
+      }
+    }
+    return Select();
+  }
+
+  // The kept offsets best first (ties: lower offset): (offsets, gains, gaps, plan rows, complete), where
+  // complete tells whether every candidate offset is there (else: the top K, or those reaching least, and
+  // perhaps more). Once, at the end: the kept columns are handed over one at a time (a 5 MB file keeps about
+  // two million offsets; building all four answers beside them was its ranking's peak of memory).
+  py::tuple finish() {
+    std::vector<int64_t> order(kept_offset_.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+      if (kept_gain_[a] != kept_gain_[b]) return kept_gain_[a] > kept_gain_[b];
+      return kept_offset_[a] < kept_offset_[b];
+    });
+    const double need = Need();
+    bool complete = !dropped_;
+    size_t m = 0;
+    for (int64_t i : order) {
+      if (kept_gain_[i] < need) {   // exact, but below what is asked: dropped like the rest
+        complete = false;
+        continue;
+      }
+      order[m++] = i;
+    }
+    order.resize(m);
+    auto hand_over = [&](auto *kept) {
+      std::remove_reference_t<decltype(*kept)> out(m);
+      for (size_t i = 0; i < m; ++i) out[i] = (*kept)[order[i]];
+      std::remove_reference_t<decltype(*kept)>().swap(*kept);
+      return to_array(out);
+    };
+    py::object offsets = hand_over(&kept_offset_), gains = hand_over(&kept_gain_), gaps = hand_over(&kept_gap_),
+               rows = hand_over(&kept_row_);
+    return py::make_tuple(offsets, gains, gaps, rows, complete);
+  }
+
+  // How many repairs were bounded and how many rescored in full, so far (for the benchmarks).
+  std::pair<int64_t, int64_t> counts() const { return {bounded_, rescored_}; }
+
+ private:
+  struct Offset {
+    int64_t begin, end;   // its repairs: by_offset_[begin .. end), most promising first
+    double best;          // the best gain rescored so far (kNone: none)
+    int64_t row;          // ... and its repair
+  };
+
+  // A repair's gain from its n-gram gain (or bound): the style cache's term, then the habits' (the order
+  // in which the Python ranker added them).
+  double Gain(size_t r, double lm) const {
+    double g = lm;
+    if (cache_) g = g + adapt_[r];
+    if (habits_) g = g + habit_[r];
+    return g;
+  }
+
+  // What a gain must reach to matter beyond its own offset: least, and the K-th best gain found so far.
+  double Need() const {
+    double need = least_;
+    if (top_ > 0) {
+      std::vector<double> best(kept_gain_);
+      for (const Offset &o : offsets_)
+        if (o.row >= 0) best.push_back(o.best);
+      if (static_cast<int64_t>(best.size()) >= top_) {
+        std::nth_element(best.begin(), best.begin() + (top_ - 1), best.end(), std::greater<double>());
+        need = std::max(need, best[top_ - 1]);
+      }
+    }
+    return need;
+  }
+
+  // The next repairs to rescore: per offset, its most promising one not rescored yet, if its bound can
+  // still reach both the offset's best so far and what is needed; for the top K, only the most promising
+  // of those, a batch that doubles each round. None left: the chunk's offsets are kept.
+  py::tuple Select() {
+    const double need = Need();
+    std::vector<int64_t> picks;
+    for (const Offset &o : offsets_) {
+      for (int64_t i = o.begin; i < o.end; ++i) {
+        const int64_t r = by_offset_[i];
+        if (!std::isnan(gain_[r])) continue;
+        if (bound_[r] + kMargin >= std::max(need, o.best)) picks.push_back(r);
+        break;   // the rest of this offset's repairs are less promising
+      }
+    }
+    if (top_ > 0 && static_cast<int64_t>(picks.size()) > batch_) {
+      std::stable_sort(picks.begin(), picks.end(), [&](int64_t a, int64_t b) { return bound_[a] > bound_[b]; });
+      picks.resize(batch_);
+      batch_ *= 2;
+    }
+    std::sort(picks.begin(), picks.end());
+    if (picks.empty()) Keep();
+    rescored_ += static_cast<int64_t>(picks.size());
+    // each repair's target for lm._native: the n-gram gain that would bring it to what it must reach, less
+    // the margin
+    std::vector<double> targets(picks.size());
+    for (size_t i = 0; i < picks.size(); ++i) {
+      const int64_t r = picks[i];
+      const double must = std::max(need, offsets_[offset_of_[r]].best);
+      targets[i] = must == kNone ? kNone : ((must - adapt_[r]) - habit_[r]) - kMargin;
+    }
+    return py::make_tuple(to_array(picks), to_array(targets));
+  }
+
+  // The chunk's offsets with their best repairs; without a top K or least, every offset (all are exact).
+  void Keep() {
+    bounded_ += static_cast<int64_t>(rows_.size());
+    if (kept_offset_.capacity() == 0) {   // room for every offset, so that they are never copied to grow
+      // (pages never written take no memory)
+      const size_t most = static_cast<size_t>(length_) + 1;
+      kept_offset_.reserve(most); kept_gap_.reserve(most); kept_row_.reserve(most); kept_gain_.reserve(most);
+    }
+    const double need = Need();
+    for (const Offset &o : offsets_) {
+      if (o.row < 0 || o.best < need) {   // not rescored, or perhaps not its best: below what is asked
+        dropped_ = true;
+        continue;
+      }
+      kept_offset_.push_back(offset_[o.row]);
+      kept_gain_.push_back(o.best);
+      kept_gap_.push_back(gap_[o.row]);
+      kept_row_.push_back(rows_[o.row]);
+    }
+    offsets_.clear();
+    rows_.clear(); gap_.clear(); offset_.clear(); bound_.clear(); gain_.clear(); adapt_.clear(); habit_.clear();
+    by_offset_.clear();
+    offset_of_.clear();
+  }
+
+  std::shared_ptr<PlanTable> table_;
+  const int64_t length_;
+  std::vector<int64_t> plan_, lo_, hi_;
+  std::vector<uint8_t> joinable_, after_comment_;
+  std::vector<int64_t> next_newline_;
+  std::shared_ptr<StyleCache> cache_;
+  std::shared_ptr<Habits> habits_;
+  std::vector<double> observed_cache_;
+  const double alpha_;
+  const int64_t top_;
+  const double least_;
+  // the current chunk, per repair
+  std::vector<int64_t> rows_, gap_, offset_;
+  std::vector<double> bound_, gain_, adapt_, habit_;
+  std::vector<int64_t> by_offset_;
+  std::vector<size_t> offset_of_;   // per repair: its offset's index in offsets_
+  std::vector<Offset> offsets_;
+  int64_t base_ = 0, batch_ = 64;
+  // the offsets kept, from every chunk so far
+  std::vector<int64_t> kept_offset_, kept_gap_, kept_row_;
+  std::vector<double> kept_gain_;
+  bool dropped_ = false;
+  int64_t bounded_ = 0, rescored_ = 0;
+};
 
 // The CodRep 2019 ranking of a file of `length` characters: the candidates in order, then every other
 // offset 1..length ascending; at most `limit` of them (-1: all), space-separated.
-py::str format_ranking(In<int64_t> candidates, int64_t length, int64_t limit) {
-  auto C = candidates.unchecked<1>();
+py::str format_ranking(const py::buffer &candidates, int64_t length, int64_t limit) {
+  View<int64_t> C(candidates, "candidates");
   if (limit < 0 || limit > length) limit = length;
   std::vector<char> seen(length + 1, 0);
   std::string out;
@@ -79,8 +697,8 @@ py::str format_ranking(In<int64_t> candidates, int64_t length, int64_t limit) {
     auto end = std::to_chars(digits, digits + sizeof digits, offset).ptr;
     out.append(digits, end);
   };
-  for (ssize_t i = 0; i < C.shape(0) && written < limit; ++i) {
-    const int64_t o = C(i);
+  for (size_t i = 0; i < C.size() && written < limit; ++i) {
+    const int64_t o = C[i];
     if (o < 1 || o > length || seen[o]) throw std::invalid_argument("format_ranking: bad candidate offset");
     seen[o] = 1;
     put(o);
@@ -90,11 +708,61 @@ py::str format_ranking(In<int64_t> candidates, int64_t length, int64_t limit) {
   return py::str(out);
 }
 
+// Every offset 1..length: the candidates in order, then every other offset ascending.
+py::object all_offsets(const py::buffer &candidates, int64_t length) {
+  View<int64_t> C(candidates, "candidates");
+  std::vector<char> seen(length + 1, 0);
+  std::vector<int64_t> out;
+  out.reserve(length);
+  for (size_t i = 0; i < C.size(); ++i) {
+    const int64_t o = C[i];
+    if (o < 1 || o > length || seen[o]) throw std::invalid_argument("all_offsets: bad candidate offset");
+    seen[o] = 1;
+    out.push_back(o);
+  }
+  for (int64_t o = 1; o <= length; ++o)
+    if (!seen[o]) out.push_back(o);
+  return to_array(out);
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_native, m) {
   m.doc() = "The ranker's per-repair arithmetic (see ranker/native.cpp)";
-  m.def("posterior", &posterior, py::arg("lm_log10"), py::arg("count"), py::arg("total"), py::arg("alpha"));
-  m.def("best_repairs", &best_repairs, py::arg("offset"), py::arg("gain"));
+  py::class_<PlanTable, std::shared_ptr<PlanTable>>(m, "PlanTable")
+      .def(py::init<int>(), py::arg("models"))
+      .def("add", &PlanTable::add, py::arg("where"), py::arg("w1"), py::arg("second"), py::arg("w2"),
+           py::arg("symbol"), py::arg("empty"), py::arg("breaks"), py::arg("habits"), py::arg("observed_habits"))
+      .def_property_readonly("plans", &PlanTable::plans)
+      .def_property_readonly("rows", &PlanTable::rows)
+      .def("start", [](const PlanTable &t, int64_t p) { return t.start.at(p); })
+      .def("count", [](const PlanTable &t, int64_t p) { return t.count.at(p); })
+      .def("column", &PlanTable::column, py::arg("name"), py::arg("rows"));
+  py::class_<StyleCache, std::shared_ptr<StyleCache>>(m, "StyleCache")
+      .def(py::init<const py::buffer &, const std::optional<py::list> &, const std::optional<py::buffer> &>(),
+           py::arg("ids"), py::arg("wide") = py::none(), py::arg("hashes") = py::none())
+      .def_property_readonly("levels", &StyleCache::levels)
+      .def("adapted", &StyleCache::adapted, py::arg("gaps"), py::arg("symbols"), py::arg("lm"), py::arg("alpha"))
+      .def("evidence", &StyleCache::evidence, py::arg("gaps"), py::arg("symbols"));
+  py::class_<Habits, std::shared_ptr<Habits>>(m, "Habits")
+      .def(py::init<const std::vector<std::vector<double>> &, const std::vector<std::vector<double>> &, double, bool>(),
+           py::arg("counts"), py::arg("priors"), py::arg("strength"), py::arg("own"))
+      .def("observe", &Habits::observe, py::arg("observed"))
+      .def("scores", &Habits::scores, py::arg("values"), py::arg("gaps"));
+  py::class_<FileRanker>(m, "FileRanker")
+      .def(py::init<std::shared_ptr<PlanTable>, int64_t, const py::buffer &, const py::buffer &, const py::buffer &,
+                    const py::buffer &, const py::buffer &, const py::buffer &, const py::buffer &,
+                    std::shared_ptr<StyleCache>, std::shared_ptr<Habits>, double, std::optional<int64_t>,
+                    std::optional<double>>(),
+           py::arg("table"), py::arg("length"), py::arg("plan"), py::arg("lo"), py::arg("hi"), py::arg("joinable"),
+           py::arg("after_comment"), py::arg("next_newline"), py::arg("observed_lm"), py::arg("cache"),
+           py::arg("habits"), py::arg("alpha"), py::arg("top"), py::arg("least"))
+      .def("chunks", &FileRanker::chunks, py::arg("rows"))
+      .def("start", &FileRanker::start, py::arg("lo"), py::arg("hi"))
+      .def("bound", &FileRanker::bound, py::arg("first"), py::arg("bound"))
+      .def("take", &FileRanker::take, py::arg("select"), py::arg("delta"))
+      .def("finish", &FileRanker::finish)
+      .def("counts", &FileRanker::counts);
   m.def("format_ranking", &format_ranking, py::arg("candidates"), py::arg("length"), py::arg("limit") = -1);
+  m.def("all_offsets", &all_offsets, py::arg("candidates"), py::arg("length"));
 }

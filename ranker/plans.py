@@ -3,7 +3,7 @@
 A file's gaps are a few kinds repeated many times (one space; a newline to the same indentation; ...).
 Planning a repair (its text, where it points, its gap symbol, the next newline gap's new symbol and their
 KenLM ids) is Python work that once cost more than KenLM itself, so it is done once per kind of gap and
-kept in flat numpy columns; a file's repairs are then rows picked from those columns.
+kept in flat columns (ranker/native.cpp's PlanTable); a file's repairs are then rows picked from them.
 
 A kind of gap is (gap text, indentation of its line, text of the next newline gap measured against it or
 None, the file's indentation unit or None): together they fix every repaired symbol and the next newline
@@ -11,57 +11,30 @@ gap's symbol before and after.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-import numpy as np
+from array import array
 
 from parsing.offsets import has_line_break, last_line
 from parsing.schemes import gap_symbol
 
-from .cache import symbol_ids
+from ._native import PlanTable
+from .habits import habit_values
 from .repairs import gap_edits
+from .symbols import symbol_ids
 
 GapKind = tuple[str, str, "str | None", "str | None"]
 
 
-@dataclass(frozen=True, eq=False)
-class PlanTable:
-    """The planned repairs as columns, one row per repair; plan p owns rows start[p] .. start[p]+count[p]."""
-    start: np.ndarray      # per plan
-    count: np.ndarray      # per plan
-    where: np.ndarray      # FIRST / LAST / NEXT (repairs.py)
-    w1: np.ndarray         # KenLM ids of the repaired gap's symbol, one column per model
-    second: np.ndarray     # whether the repair changes the next newline gap's symbol too
-    w2: np.ndarray         # ... and its ids then (zeros otherwise)
-    repaired: np.ndarray   # repaired gap text (object)
-    symbol: np.ndarray     # repaired gap symbol, as interned by the style cache
-    empty: np.ndarray      # whether the repaired gap is empty (it joins two tokens)
-    breaks: np.ndarray     # whether it starts with a line break (a line comment before it needs one)
-
-    def rows(self, plans: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(row indices, and for each row the position in `plans` it came from) of plans[0], plans[1], ..."""
-        counts = self.count[plans]
-        owner = np.repeat(np.arange(len(plans)), counts)
-        first_row = np.cumsum(counts) - counts   # where each plan's rows begin in the output
-        rows = self.start[plans][owner] + (np.arange(len(owner)) - first_row[owner])
-        return rows, owner
-
-
-COLUMNS = ("start", "count", "where", "w1", "second", "w2", "repaired", "symbol", "empty", "breaks")
-
-
 class RepairPlans:
-    """Plans by kind of gap, for one scorer (the ids are its models')."""
+    """Plans by kind of gap, for one scorer (the ids are its models'): their rows in a PlanTable
+    (ranker/native.cpp: where each repair points, the KenLM ids of its gap symbol and of the next newline
+    gap's new symbol, its interned symbol, whether it empties the gap or starts with a line break, its
+    whitespace habits), and each row's repaired text here."""
 
     def __init__(self, ids, models: int):
-        self._ids = ids          # list[str] -> (n, models) uint32 ids
+        self._ids = ids          # list[str] -> array of KenLM ids, `models` per symbol
         self._index: dict[GapKind, int] = {}
-        self._rows = 0
-        empty = np.zeros(0, dtype=np.int64)
-        no_ids = np.zeros((0, models), dtype=np.uint32)
-        self._table = PlanTable(empty, empty, empty.astype(np.int8), no_ids, empty.astype(bool), no_ids,
-                                empty.astype(object), empty, empty.astype(bool), empty.astype(bool))
-        self._new: list[dict[str, np.ndarray]] = []   # plans added since the table was last extended
+        self.table = PlanTable(models)
+        self.repaired: list[str] = []   # per row: the repaired gap text
 
     def plans(self, gaps: list[str], indents: list[str], next_gaps: list[str | None],
               unit: str | None = None) -> list[int]:
@@ -90,23 +63,13 @@ class RepairPlans:
                 new_indent = last_line(repaired) if has_line_break(repaired) else indent
                 sym = gap_symbol(next_gap, new_indent, unit)
                 seconds[e] = sym if sym != observed_next else None
-        self._new.append({
-            "start": np.array([self._rows]), "count": np.array([len(edits)]),
-            "where": np.array([where for _, where in edits], dtype=np.int8),
-            "w1": self._ids(symbols), "second": np.array([s is not None for s in seconds], dtype=bool),
-            "w2": self._ids([s or "</s>" for s in seconds]),
-            "repaired": np.array([repaired for repaired, _ in edits], dtype=object),
-            "empty": np.array([not repaired for repaired, _ in edits], dtype=bool),
-            "breaks": np.array([repaired[:1] in ("\n", "\r") for repaired, _ in edits], dtype=bool),
-            "symbol": symbol_ids(symbols)})
-        self._rows += len(edits)
-        return len(self._index)   # the new plan's id (the caller files its key under it)
-
-    def table(self) -> PlanTable:
-        """The columns as numpy arrays, extended by the plans added since the last call."""
-        if self._new:
-            t = self._table
-            self._table = PlanTable(*(np.concatenate([getattr(t, c)] + [p[c] for p in self._new])
-                                      for c in COLUMNS))
-            self._new = []
-        return self._table
+        repaired = [r for r, _ in edits]
+        plan = self.table.add(
+            where=array("b", [where for _, where in edits]), w1=self._ids(symbols),
+            second=array("B", [s is not None for s in seconds]), w2=self._ids([s or "</s>" for s in seconds]),
+            symbol=symbol_ids(symbols), empty=array("B", [not r for r in repaired]),
+            breaks=array("B", [r[:1] in ("\n", "\r") for r in repaired]),
+            # the file's unit is part of the kind of gap, so the habits of each repair are fixed here
+            habits=habit_values(repaired, unit), observed_habits=habit_values([gap], unit))
+        self.repaired.extend(repaired)
+        return plan

@@ -8,12 +8,10 @@ one: from there on every score is the same. With a project model, each symbol's 
 """
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass
 
-import numpy as np
-
 from lm.model import LanguageModel
-from parsing.offsets import LINE_BREAK
 from parsing.schemes import Scheme
 from parsing.tokens import TokenStream
 
@@ -29,15 +27,14 @@ class Scorer:
         self.native = general.mixture(project, weight)
         self.plans = RepairPlans(self.ids, self.native.models)   # repairs by kind of gap, for these models
 
-    def ids(self, symbols: list[str]) -> np.ndarray:
-        """KenLM word ids: one row per symbol, one column per model."""
+    def ids(self, symbols: list[str]) -> array:
+        """KenLM word ids: one row per symbol, one column per model (flat, row-major)."""
         return self.native.index(symbols)
 
-    def rescore(self, scored: ScoredStream, k1: np.ndarray, w1: np.ndarray, k2: np.ndarray,
-                w2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """For repairs changing symbol k1 to ids w1 and, where k2 >= 0, symbol k2 to ids w2: (log10 gain
-        of the repaired stream, log10 score of the new symbol k1)."""
-        return self.native.rescore(scored.native, k1, w1, k2, w2)
+    def rescore(self, scored: ScoredStream, k1, w1, k2, w2) -> tuple[array, array]:
+        """For repairs changing symbol k1 to ids w1 and, where k2 >= 0, symbol k2 to ids w2 (int64 and
+        uint32 buffers, ids row-major): (log10 gain of the repaired stream, log10 score of the new symbol k1)."""
+        return self.native.rescore(scored.native, array("q", k1), array("I", w1), array("q", k2), array("I", w2))
 
 
 @dataclass(frozen=True, eq=False)
@@ -48,10 +45,10 @@ class ScoredStream:
     native: object                 # lm._native.Scored
     indents: list[str]             # indentation of the line each gap starts on
     unit: str | None               # the file's indentation unit, when the scheme counts in it (else None)
-    next_newline_gap: np.ndarray   # for gap i: the next gap whose symbol depends on gap i's indentation, or -1
+    next_newline_gap: list[int]    # for gap i: the next gap whose symbol depends on gap i's indentation, or -1
 
     @property
-    def scores(self) -> np.ndarray:
+    def scores(self) -> array:
         """log10 P(symbol k | history), one per symbol."""
         return self.native.scores
 
@@ -63,24 +60,18 @@ def score_stream(scorer: Scorer, scheme: Scheme, stream: TokenStream) -> ScoredS
     return ScoredStream(stream, symbols, native, indents, unit, next_newline_gaps(stream))
 
 
-_NEWLINE = LINE_BREAK   # LF, CRLF or a lone CR: a line break starts where it matches
-
-
-def next_newline_gaps(stream: TokenStream) -> np.ndarray:
+def next_newline_gaps(stream: TokenStream) -> list[int]:
     """For each gap, the next gap whose symbol would change if this gap's indentation did: the next gap
     holding a newline, unless a multi-line token (which sets the indentation itself) comes first; or -1."""
     n = len(stream.kinds)
-    newlines = np.fromiter((m.start() for m in _NEWLINE.finditer(stream.source)), dtype=np.int64)
-    starts = np.asarray(stream.starts, dtype=np.int64)
-    ends = np.asarray(stream.ends, dtype=np.int64)
-    gap_lo = np.concatenate(([0], ends))
-    gap_hi = np.concatenate((starts, [len(stream.source)]))
-    # newlines before a position: a span holds one when the counts at its two ends differ
-    newline_gaps = np.flatnonzero(np.searchsorted(newlines, gap_lo) != np.searchsorted(newlines, gap_hi))
-    multiline_tokens = np.flatnonzero(np.searchsorted(newlines, starts) != np.searchsorted(newlines, ends))
-    gaps = np.arange(n + 1)
-    at = np.searchsorted(newline_gaps, gaps, side="right")
-    nxt = np.append(newline_gaps, -1)[at]
-    at = np.searchsorted(multiline_tokens, gaps, side="left")
-    token = np.append(multiline_tokens, n + 1)[at]
-    return np.where((nxt >= 0) & (token < nxt), -1, nxt)
+    # what ends the search, in stream order: a newline gap i (at 2i), a multi-line token i (at 2i + 1)
+    # (a line break is LF, CRLF or a lone CR)
+    stops = sorted([2 * i for i, _ in stream.line_gaps]
+                   + [2 * i + 1 for i, t in enumerate(stream.texts) if "\n" in t or "\r" in t])
+    out = [-1] * (n + 1)
+    for a, b in zip(stops, stops[1:]):
+        if b % 2 == 0:   # the gaps from stop a on (a newline gap is measured against the one before) to b
+            out[a // 2 + (a % 2):b // 2] = [b // 2] * (b // 2 - a // 2 - (a % 2))
+    if stops and stops[0] % 2 == 0:   # the gaps before the first stop
+        out[:stops[0] // 2] = [stops[0] // 2] * (stops[0] // 2)
+    return out

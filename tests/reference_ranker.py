@@ -10,7 +10,6 @@ import re
 from collections import Counter, defaultdict
 
 import kenlm
-import numpy as np
 
 from parsing.java import tokenize
 from parsing.schemes import gap_symbol
@@ -147,8 +146,8 @@ class Habits:
                 continue   # no CR seen: line endings count for nothing
             c = self.counts[j][value] - (own is not None and own[j] == value)
             n = sum(self.counts[j].values()) - (own is not None and own[j] is not None)
-            # numpy's log10, as ranker/habits.py (math.log10 may differ from it in the last bit)
-            total += float(np.log10((c + STRENGTH * PRIORS[j][value]) / (n + STRENGTH)))
+            # C's log10, as ranker/native.cpp (numpy's, with AVX-512, may differ from it in the last bit)
+            total += math.log10((c + STRENGTH * PRIORS[j][value]) / (n + STRENGTH))
         return total
 
 
@@ -169,7 +168,7 @@ def rank(scheme, text, general, project=None, weight=0.0, adapt=True, folder=Non
         s, state = _step(general, project, weight, state, sym)
         scores.append(s)
         states.append(state)
-    nxt = next_newline_gaps(stream).tolist()
+    nxt = next_newline_gaps(stream)
     cache = GapCache(symbols[:-1], folder, exclude) if adapt else None
     best = {}
     for i in range(len(stream) + 1):

@@ -31,13 +31,16 @@ def test_every_size_class_holds_about_as_much_text(size, tasks):
     assert speed.tasks_per_size(size, 2 * 2**20) == tasks
 
 
-def row(name, workers, files_per_s=300.0, ratio=5.0, ms=1.0, mib=500.0):
-    return Row(name, 10, 1000, workers, 1.0, files_per_s, 0.1, ratio, ms, mib, mib / 2)
+def row(name, workers, files_per_s=300.0, ratio=2.5, ms=1.0, mib=500.0):
+    return Row(name, 10, 1000, workers, 1.0, files_per_s, 0.1, ratio, 2.0, 2 * ratio, ms, mib, mib / 2)
 
 
 @pytest.mark.parametrize("rows, expected", [
-    ([row("validation", 1), row("validation", 2), row("jdk-4K", 1, ms=1.0), row("jdk-64K", 1, ms=1.4)],
+    ([row("validation", 1), row("validation", 2), row("jdk-4K", 1, ms=1.0), row("jdk-64K", 1, ms=1.15)],
      ["PASS", "PASS", "PASS", "PASS"]),
+    ([row("validation", 2, ratio=3.5), row("jdk-4K", 1, ms=1.0), row("jdk-64K", 1, ms=1.3), row("jdk-64K", 2, mib=1100)],
+     ["PASS", "FAIL", "FAIL", "FAIL"]),
+    ([row("validation", 2), row("jdk-64K", 4, mib=3000)], ["PASS", "PASS", "n/a", "PASS"]),   # 2 workers' memory
     ([row("validation", 2, files_per_s=60, ratio=40), row("jdk-4K", 1, ms=1.0), row("jdk-64K", 1, ms=2.0),
       row("jdk-64K", 2, mib=3000)],
      ["FAIL", "FAIL", "FAIL", "FAIL"]),
@@ -57,8 +60,8 @@ def java_files(tmp_path):
 
 
 def test_floor_counts_files_and_characters(java_files):
-    n, chars, seconds = floor.floor(sorted(java_files.glob("*.java")))
-    assert n == 3 and chars == sum(len(t) for t in TINY_JAVA.values()) and seconds >= 0
+    n, chars, seconds, cpu = floor.floor(sorted(java_files.glob("*.java")))
+    assert n == 3 and chars == sum(len(t) for t in TINY_JAVA.values()) and seconds >= 0 and cpu >= 0
 
 
 def test_floor_walks_what_the_ranker_tokenizes():
@@ -145,8 +148,8 @@ def test_bench_writes_reports_and_caches_task_folders(capsys, tmp_path, tiny_mod
         ("validation", "1"), ("validation", "2"), ("jdk-400", "1"), ("jdk-400", "2"), ("jdk-1600", "1"),
         ("jdk-1600", "2")]
     assert all(int(r["files"]) == n for r, n in zip(rows, [3, 3, 2, 2, 2, 2]))
-    assert all(float(r["tree_peak_mib"]) > 0 for r in rows)
-    for target in (">= 250 files/s", "<= 10x floor", "peak memory <= 2 GiB"):
+    assert all(float(r["tree_peak_mib"]) > 0 and float(r["cpu_s"]) > 0 for r in rows)
+    for target in (">= 250 files/s", "<= 3x floor", "64K ms/1000 chars <= 1.2x 4K", "peak memory <= 1 GiB"):
         assert target in md
     assert md.count("| PASS |") + md.count("| FAIL |") == 5    # linearity: no 4K/64K classes here
     for waited in ("interpreter alone", "on no file", "one small file", "its first ranked file", "bin/build-lm --order 6"):

@@ -139,3 +139,17 @@ def test_corpus_is_the_same_for_any_worker_count(tmp_path):
         assert (stats.files, stats.skipped, stats.sources[0].duplicates) == (len(files) - 2, 1, 1)
         texts.append(out.read_bytes())
     assert texts[0] == texts[1] == texts[2] and texts[0].count(b"\n") == len(files) - 2
+
+
+@pytest.mark.parametrize("sources, keep, held", [
+    (["corpora"], False, True),
+    (["corpora", "other"], False, True),       # corpora/ beside another source: still held out
+    (["other"], False, False),
+    (["corpora/"], True, False),              # --no-holdout
+])
+def test_jdk_modules_are_held_out_whenever_corpora_is_trained_on(tmp_path, sources, keep, held):
+    from lm.build import HELD_OUT
+    from lm.cli import held_out
+    (tmp_path / "corpora").mkdir()
+    (tmp_path / "other").mkdir()
+    assert held_out([str(tmp_path / s) for s in sources], tmp_path / "corpora", keep) == (HELD_OUT if held else ())

@@ -1,7 +1,7 @@
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from parsing.java import leaves, tokenize
+from parsing.java import leaves, same_tokens, tokenize
 from parsing.lossless import check_stream
 from parsing.offsets import byte_to_char
 from parsing.schemes import GAP_MARK, RESERVED, SCHEMES, UnknownScheme, gap_symbol, get_scheme
@@ -11,6 +11,8 @@ TRICKY = {
     "non-ascii strings and comments": '// café ☕\nclass A { String s = "naïve — ok"; /* ü */ int x; }\n',
     "astral plane": 'class A { String s = "𝄞𝄞"; int y; } // 😀 end\n',
     "crlf": "class A {\r\n    int x;\r\n}\r\n",
+    "line comments ending in CRLF": "class A { // c\r\n    int x; // d\r\n}\r\n",
+    "line comments ending in a lone CR": "class A { // c\r    int x; // d\r}\r",
     "tabs": "class A {\n\tint x;\n\t\tint y ;\n}\n",
     "bom": "\ufeffclass A { int x; }\n",
     "no trailing newline": "class A { int x; }",
@@ -100,6 +102,37 @@ def test_property_c_leaf_walk_equals_the_python_reference(pieces, junk):
     import reference_leaves
     for data in ("".join(pieces).encode("utf-8"), "".join(pieces[:3]).encode("utf-8") + junk):
         assert leaves(data) == reference_leaves.leaves(data)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(JAVA_PIECES), st.sampled_from(WHITESPACE), st.text(max_size=4)),
+                max_size=40),
+       st.lists(st.tuples(st.integers(0, 10 ** 6), st.integers(0, 3),
+                          st.sampled_from(["", " ", "\n", "\r", "\r\n", "\t", "x", "\u00a0", "*/"])),
+                min_size=1, max_size=4))
+def test_property_same_tokens_is_what_tokenizing_both_says(pieces, edits):
+    """same_tokens reparses the edited text incrementally from the original's tree (kept between calls on
+    one text) and compares leaves; tokenizing both texts from scratch is the reference, on random Java-ish
+    text, valid or not, for edits of gaps and of tokens alike."""
+    text = "".join(pieces)
+    before = tokenize(text).token_texts()
+    for at, length, replacement in edits:
+        at %= len(text) + 1
+        end = min(len(text), at + length)
+        edited = text[:at] + replacement + text[end:]
+        assert same_tokens(text, at, end, replacement) == (tokenize(edited).token_texts() == before)
+
+
+@pytest.mark.parametrize("name", TRICKY)
+def test_same_tokens_on_tricky_files(name):
+    text = TRICKY[name]
+    stream = tokenize(text)
+    for i in range(len(stream) + 1):   # every gap emptied, and given one more space
+        lo, gap = stream.gap_start(i), stream.gap_text(i)
+        for replacement in ("", gap + " "):
+            edited = text[:lo] + replacement + text[lo + len(gap):]
+            assert same_tokens(text, lo, lo + len(gap), replacement) == \
+                (tokenize(edited).token_texts() == stream.token_texts())
 
 
 @pytest.mark.parametrize("gap, indent, symbol", [

@@ -1,11 +1,12 @@
+from array import array
 
-import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from lm.model import LanguageModel
 from parsing.java import tokenize
 from parsing.schemes import get_scheme
-from ranker.rank import rank_text
+from ranker.rank import CHUNK_ROWS, rank_text, top_findings
 from ranker.repairs import FIRST, LAST, NEXT, gap_edits
 from reference_ranker import edit_offset
 from ranker.score import Scorer, score_stream
@@ -63,11 +64,12 @@ def test_windowed_rescoring_equals_full_rescoring(tiny_corpus, lmplz_available, 
         # the repair as the ranker plans it: its row in the plan table
         next_gap = stream.gap_text(nxt[i]) if nxt[i] >= 0 else None
         plan, = scorer.plans.plans([gap_text], [scored.indents[i]], [next_gap], scored.unit)
-        table = scorer.plans.table()
-        row, = [r for r in range(table.start[plan], table.start[plan] + table.count[plan])
-                if table.repaired[r] == repaired]
-        k2 = 2 * nxt[i] if table.second[row] else -1
-        delta, first = scorer.rescore(scored, np.array([2 * i]), table.w1[[row]], np.array([k2]), table.w2[[row]])
+        table = scorer.plans.table
+        row, = [r for r in range(table.start(plan), table.start(plan) + table.count(plan))
+                if scorer.plans.repaired[r] == repaired]
+        rows = array("q", [row])
+        k2 = 2 * nxt[i] if table.column("second", rows)[0] else -1
+        delta, first = scorer.rescore(scored, [2 * i], table.column("w1", rows), [k2], table.column("w2", rows))
         # the ranker keeps tokens fixed (a deleted separator does not merge them): so does this check
         # ... and keeps the file's indentation unit
         symbols = lambda st: walk(st, scheme.token_symbol, scored.unit)[0]
@@ -141,7 +143,52 @@ def test_rankings_do_not_depend_on_the_chunk_size(tiny_corpus, lmplz_available, 
         for chunk_rows in (1, 7, 50):
             chunked = rank_text(scorer, scheme, text, "t", adapt=adapt, chunk_rows=chunk_rows)
             for column in ("candidates", "scores", "gaps", "observed", "repaired"):
-                assert getattr(chunked, column).tolist() == getattr(whole, column).tolist()
+                assert list(getattr(chunked, column)) == list(getattr(whole, column))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scheme_name", ["kind-units", "kind"])
+def test_top_and_least_are_the_full_rankings_head(tiny_corpus, lmplz_available, tmp_path, scheme_name):
+    """Repairs whose bound cannot reach what is asked are not rescored in full, yet the top K and the
+    offsets whose gain reaches `least` are exactly the full ranking's (offsets, scores and repairs), whatever
+    the chunk size; anything more given is exact too."""
+    scorer = Scorer(LanguageModel(model_for(scheme_name, tiny_corpus, tmp_path)))
+    scheme = get_scheme(scheme_name)
+    texts = sorted(TINY_JAVA.values()) + BROKEN
+
+    @settings(max_examples=80, deadline=None)
+    @given(st.sampled_from(texts), st.integers(0, 10 ** 6), st.sampled_from(["", " ", "\t", "\n", "  \n"]),
+           st.integers(1, 12), st.floats(-8, 3), st.booleans(), st.sampled_from([5, 60, CHUNK_ROWS]))
+    def check(text, at, insert, top, least, adapt, chunk_rows):
+        at %= len(text) + 1
+        text = text[:at] + insert + text[at:]
+        full = rank_text(scorer, scheme, text, "t", adapt=adapt)
+        assert full.complete
+        pairs = list(zip(full.candidates, full.scores, full.gaps, full.rows))
+        best = rank_text(scorer, scheme, text, "t", adapt=adapt, chunk_rows=chunk_rows, top=top)
+        got = list(zip(best.candidates, best.scores, best.gaps, best.rows))
+        assert got == pairs[:len(got)] and len(got) >= min(top, len(pairs))
+        assert best.line(top) == full.line(top)
+        reaching = rank_text(scorer, scheme, text, "t", adapt=adapt, chunk_rows=chunk_rows, least=least)
+        assert list(zip(reaching.candidates, reaching.scores, reaching.gaps, reaching.rows)) == \
+            [p for p in pairs if p[1] >= least]
+        assert reaching.complete == all(p[1] >= least for p in pairs)
+        assert top_findings(scorer, scheme, text, "t", top, adapt) == full.exact_findings(text, top)
+    check()
+
+
+@pytest.mark.slow
+def test_an_incomplete_ranking_prints_only_its_top(tiny_model):
+    """A ranking asked for its top K prints at most K offsets; asking it for more is a mistake, not a
+    wrong line."""
+    scorer = Scorer(LanguageModel(tiny_model))
+    text = BROKEN[0]
+    best = rank_text(scorer, get_scheme("kind-units"), text, "t", top=2)
+    assert not best.complete and len(best.line(2).split()) == 3
+    with pytest.raises(ValueError, match="only the best"):
+        best.line()
+    with pytest.raises(ValueError, match="only the best"):
+        best.offsets()
 
 
 @pytest.mark.slow
@@ -250,3 +297,18 @@ def test_rank_stops_quietly_when_the_reader_closes_the_pipe(tiny_model, tmp_path
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=60) == 0
     assert "Traceback" not in err and "Error" not in err
+
+
+@pytest.mark.slow
+def test_ranking_a_file_imports_neither_numpy_nor_kenlm(tiny_model, tmp_path):
+    """bin/rank on one file, --explain too: their imports were most of the time to rank one small file."""
+    import subprocess
+    import sys
+    from conftest import ROOT
+    f = tmp_path / "A.java"
+    f.write_text(BROKEN[0])
+    code = ("import sys\nfrom ranker.cli import main\n"
+            f"for extra in ([], ['--explain']):\n    main(['--model', {str(tiny_model)!r}, *extra, {str(f)!r}])\n"
+            "print(sorted(m for m in ('numpy', 'kenlm', 'tqdm') if m in sys.modules), file=sys.stderr)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stderr.strip().splitlines()[-1] == "[]" and str(f) in out.stdout

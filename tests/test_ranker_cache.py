@@ -1,5 +1,6 @@
 import math
 import re
+from array import array
 
 import numpy as np
 import pytest
@@ -8,7 +9,9 @@ from lm.model import LanguageModel
 from parsing.java import tokenize
 from parsing.offsets import line_col
 from parsing.schemes import get_scheme
-from ranker.cache import REACHES, GapCache, StyleCounts, symbol_ids
+from ranker._native import StyleCache
+from ranker.cache import REACHES, StyleCounts, evidence, folder_cache
+from ranker.symbols import symbol_ids
 from ranker.explain import show_gap
 from ranker.folder import folder_style
 from ranker.score import Scorer, score_stream
@@ -26,15 +29,15 @@ def test_cache_leaves_the_observed_gap_out():
     # three calls written f( x ) and one f(x): the odd one gets no support from itself
     text = "class A { void g() { f( x ); f( x ); f( x ); f(x); } }"
     s = syms(text)
-    cache = GapCache(s)
+    cache = StyleCache(symbol_ids(s))
     gaps = [k // 2 for k in range(2, len(s) - 1, 2) if (s[k - 1], s[k + 1]) == ("(", "ID")]
     assert len(gaps) == 4
     lm_p = math.log10(0.01)
     odd, usual = gaps[-1], gaps[0]
-    adapted = cache.adapted(np.array([odd, odd, usual]), symbol_ids(["·", "·s1", "·s1"]), np.full(3, lm_p), 1.0)
+    adapted = cache.adapted(array("q", [odd, odd, usual]), symbol_ids(["·", "·s1", "·s1"]), array("d", [lm_p] * 3), 1.0)
     # for the odd gap: P(observed '·') = (0 + a p) / (3 + a); P('·s1') = (3 + a p) / (3 + a);
     # for a usual gap, the other two f( x ) and the one f(x) count
-    assert (10 ** adapted).tolist() == pytest.approx([0.01 / 4, 3.01 / 4, 2.01 / 4])
+    assert [10 ** a for a in adapted] == pytest.approx([0.01 / 4, 3.01 / 4, 2.01 / 4])
 
 
 def wide(text, before, after, reach):
@@ -59,7 +62,7 @@ def test_folder_counts_add_evidence_and_strict_drops_near_duplicates(tmp_path):
         ctx = wide(a, "(", "ID", reach)
         assert ctx == wide(b, "(", "ID", reach)   # the same construct, written apart in b
         assert loose.folder.count(ctx, "·") == 2 and loose.folder.count(ctx, "·s1") == 1
-        # loose: the folder minus a itself (GapCache counts it: exclude None) = a_copy + b; strict: minus a
+        # loose: the folder minus a itself (folder_cache counts it: exclude None) = a_copy + b; strict: minus a
         # and a_copy = b only
         assert loose.exclude is None
         assert loose.folder.count(ctx, "·") - own_a.count(ctx, "·") == 1
@@ -72,7 +75,7 @@ def test_folder_counts_add_evidence_and_strict_drops_near_duplicates(tmp_path):
 
 def test_shared_folder_counts_drop_only_contexts_seen_once():
     """A context seen once in the whole folder is only ever the gap under test's own (left out of its
-    evidence): dropping it changes no evidence, with the file itself excluded as GapCache does by default."""
+    evidence): dropping it changes no evidence, with the file itself excluded as folder_cache does by default."""
     texts = ["class A { void g() { f( x ); } int y; }", "class B { void g() { f( x ); } long z; }",
              "class C { void g() { f(x); } }"]
     full, shared = StyleCounts([syms(t) for t in texts], wide=True), StyleCounts([syms(t) for t in texts], wide=True, shared=True)
@@ -86,8 +89,8 @@ def test_shared_folder_counts_drop_only_contexts_seen_once():
         gaps = np.arange(len(s) // 2)
         for symbol in ("·", "·s1", "∅"):
             ids = symbol_ids([symbol] * len(gaps))
-            expected = GapCache(s, full, StyleCounts([s], wide=True)).evidence(gaps, ids)
-            got = GapCache(s, shared).evidence(gaps, ids)
+            expected = evidence(folder_cache(symbol_ids(s), full, StyleCounts([s], wide=True)), gaps, ids)
+            got = evidence(folder_cache(symbol_ids(s), shared, None), gaps, ids)
             assert all(np.array_equal(e, g) for e, g in zip(expected, got))
 
 
@@ -105,10 +108,11 @@ def test_folder_counts_are_the_prior_of_the_files_own(tmp_path):
     style = folder_style(paths, KIND, strict=False)(paths[2])
     s = syms(texts[2])
     others = reference_ranker.StyleCounts([syms(t) for t in texts[:2]], wide=True)
-    cache = GapCache(s, style.folder, style.exclude)
+    probes = symbol_ids(["·", "·s1"])   # interned before the cache: it takes every symbol's hash then
+    cache = folder_cache(symbol_ids(s), style.folder, style.exclude)
     k = [k for k in range(2, len(s) - 1, 2) if (s[k - 1], s[k + 1]) == ("(", "ID")][-1]   # the last f(x)
     p = 0.01
-    adapted = cache.adapted(np.array([k // 2] * 2), symbol_ids(["·", "·s1"]), np.full(2, math.log10(p)), 1.0)
+    adapted = np.asarray(cache.adapted(np.array([k // 2] * 2), probes, np.full(2, math.log10(p)), 1.0))
     expected = []
     for symbol, own in (("·", 2), ("·s1", 0)):    # the file's other two f(x) write '·'
         q = p

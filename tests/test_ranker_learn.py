@@ -60,22 +60,23 @@ def test_file_and_none_learn_nothing(tiny_model, tmp_path):
 
 def test_folder_leaves_the_file_out_of_its_own_prior(tiny_model, tmp_path):
     import numpy as np
-    from ranker.cache import GapCache, StyleCounts, symbol_ids
+    from ranker.cache import StyleCounts, evidence, folder_cache, symbol_ids
     paths = repository(tmp_path / "repo")
     learned = learn(paths, LanguageModel(tiny_model), LearnConfig("folder"), Scorer(LanguageModel(tiny_model)))
     style = learned.style(paths[0])
     assert style.folder is not None and style.exclude is None and style.habits is not None
-    # the file's own counts are taken off (GapCache, exclude None): the evidence is the other files' alone
+    # the file's own counts are taken off (folder_cache, exclude None): the evidence is the other files' alone
     scheme = get_scheme(LanguageModel(tiny_model).scheme)
     syms = [scheme.walk(tokenize(read_source(p)))[0] for p in paths]
     others = StyleCounts(syms[1:], wide=True)
     gaps = np.arange((len(syms[0]) + 1) // 2)
     for symbol in ("·", "↵", "↵⇥1"):
         ids = symbol_ids([symbol] * len(gaps))
-        got = GapCache(syms[0], style.folder, style.exclude).evidence(gaps, ids)
-        expected = GapCache(syms[0], others, StyleCounts(wide=True)).evidence(gaps, ids)
+        got = evidence(folder_cache(symbol_ids(syms[0]), style.folder, style.exclude), gaps, ids)
+        expected = evidence(folder_cache(symbol_ids(syms[0]), others, StyleCounts(wide=True)), gaps, ids)
         assert all(np.array_equal(g, e) for g, e in zip(got, expected))
-    assert GapCache(syms[0], others, StyleCounts(wide=True)).evidence(gaps, symbol_ids(syms[0][0::2]))[0][:, :-1].sum() > 0
+    own = evidence(folder_cache(symbol_ids(syms[0]), others, StyleCounts(wide=True)), gaps, symbol_ids(syms[0][0::2]))
+    assert own[0][:, :-1].sum() > 0
 
 
 @pytest.mark.slow
@@ -172,14 +173,14 @@ def test_folder_counts_learned_in_worker_processes_are_the_same(tmp_path, strict
         a, b = alone(p), forked(p)
         for level in range(a.folder.levels):
             for x, y in ((a.folder, b.folder), (a.exclude, b.exclude)):
-                if x is None:   # the file's own counts (GapCache)
+                if x is None:   # the file's own counts (folder_cache)
                     assert y is None and not strict and not p.endswith("bad.java")
                     continue
                 assert x.tables()[level].keys.tolist() == y.tables()[level].keys.tolist()
                 assert x.tables()[level].counts.tolist() == y.tables()[level].counts.tolist()
-        assert [c.tolist() for c in a.habits.counts] == [c.tolist() for c in b.habits.counts]
+        assert a.habits.counts == b.habits.counts
     # strict: the copy (the same without whitespace) is left out with the file; loose: only the file (None:
-    # GapCache takes the file's own counts off); a file not read has nothing to take off
+    # folder_cache takes the file's own counts off); a file not read has nothing to take off
     own = sum(len(k) for k in StyleCounts([scheme.walk(tokenize(read_source(paths[0])))[0]], wide=True)._streams[0])
     if strict:
         assert sum(t.counts.sum() for t in alone(paths[0]).exclude.tables()) == 2 * own > 0

@@ -1,10 +1,10 @@
 """ranker/repairs.py and rank_text: a suggested repair never joins, splits or changes a token."""
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from lm.model import LanguageModel
-from parsing.java import tokenize
+from parsing.java import parse, tokenize
 from parsing.schemes import get_scheme
 from ranker.rank import rank_text
 from ranker.repairs import joinable
@@ -50,6 +50,9 @@ STATEMENTS = ["int x = a - -b;", "x++;", "y = (a + 1) * .5;", "list.add(\"s\");"
 def test_every_repair_of_a_parsable_file_keeps_the_tokens(tiny_model, lines):
     """On Java that parses, the rules alone (rank_text) keep every token of every candidate repair."""
     text = "class A {\n    void f() {" + "".join(ws + stmt for ws, stmt in lines) + "\n    }\n}\n"
+    # a member among the statements does not parse, and tree-sitter's recovery can split a later string
+    # literal into tokens that a space then changes (that is exact_findings' case, the test below)
+    assume(not parse(text).root_node.has_error)
     scorer = Scorer(LanguageModel(tiny_model))
     ranked = rank_text(scorer, get_scheme(scorer.scheme), text, "t")
     before = tokens(text)
