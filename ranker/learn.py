@@ -21,7 +21,6 @@ from typing import Callable
 
 from formats.files import InputError, read_source
 from formats.sources import RawFile
-from lm.corpus import fold_of
 from lm.model import LanguageModel
 from parsing.schemes import get_scheme
 from unnatural import cli
@@ -123,6 +122,7 @@ def project_scorers(paths: list[str], general: LanguageModel, config: LearnConfi
     (built by lm.build in a temporary folder, removed once the models are loaded: KenLM maps them); and
     each path's fold."""
     from lm.build import EmptyCorpus, held_out_models   # the build pipeline: only when a project model is learned
+    from lm.corpus import fold_of   # (tqdm: not when ranking files alone)
     files, fold = [], {}
     for p in paths:
         try:
