@@ -97,7 +97,6 @@ def _best_repair(ranked: RankedFile, current: str, edits: _Edits, cfg: CheckConf
     """(finding, rule, message) of the best candidate that cfg reports for its rule, on a gap not fixed yet,
     whose repair keeps the tokens; None when there is none."""
     floor = cfg.floor
-    stream = edits.tokens()
     start = 0
     while start < len(ranked.candidates) and ranked.scores[start] >= floor:
         for f in ranked.findings(8, start):
@@ -106,6 +105,7 @@ def _best_repair(ranked: RankedFile, current: str, edits: _Edits, cfg: CheckConf
             gap = f.repair.gap
             if gap in edits.fixed:
                 continue
+            stream = edits.tokens()   # tokenized only when a candidate reaches the floor
             before = stream.token_text(gap - 1) if gap > 0 else ""
             after = stream.token_text(gap) if gap < len(stream) else ""
             rule, message = describe(f.repair.observed, f.repair.repaired, before, after)
