@@ -120,25 +120,6 @@ class _Counts:
         at = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
         return np.where(self.keys[at] == keys, self.counts[at], 0)
 
-    # Wide keys (_wide_keys): a context's keys are neighbours, from `context` to `context | _SYMBOL_PART`.
-
-    def spans(self, contexts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The rows [lo, hi) of the keys of each of the wide `contexts` (sorted ascending)."""
-        return (np.searchsorted(self.keys, contexts, side="left"),
-                np.searchsorted(self.keys, contexts | int(_SYMBOL_PART), side="right"))
-
-    def part(self, contexts: np.ndarray) -> tuple["_Counts", np.ndarray]:
-        """The counts of the keys of the wide `contexts` (sorted ascending) alone, a small table quick to
-        search for the rows of one file; and how many gaps each of the contexts has."""
-        lo, hi = self.spans(contexts)
-        sizes = hi - lo
-        starts = np.cumsum(sizes) - sizes
-        rows = np.repeat(lo - starts, sizes) + np.arange(sizes.sum())
-        out = _Counts(np.zeros(0, dtype=np.int64))
-        out.keys, out.counts = self.keys[rows], self.counts[rows]
-        cumulative = np.concatenate(([0], np.cumsum(out.counts)))
-        return out, cumulative[starts + sizes] - cumulative[starts]
-
 
 class StyleCounts:
     """Gap symbol counts per context: the narrow one (a file's own counts), or when `wide`, each of
@@ -228,24 +209,12 @@ class StyleCounts:
 def folder_cache(ids, folder: StyleCounts, exclude: StyleCounts | None) -> StyleCache:
     """The style cache of a file (`ids`: its 2n+1 interned symbols, every symbol its repairs write interned
     too) with a folder's wide counts beneath its own, minus `exclude`'s (the file's near-duplicates, itself
-    included; None: the file itself, counted here). Per wide level, what the StyleCache looks up: each gap's
-    context, the part of the folder's table the file's contexts use with the excluded counts taken off (a
-    key only the excluded part has: 0), and each gap's context total (a context the folder kept as shared,
-    StyleCounts.shared, only once is the file's own: 0 left)."""
-    ids = np.asarray(ids, dtype=np.int64)
-    gap_hashes = symbol_hashes(ids[0::2]) if exclude is None else None
-    levels = []
-    for level, contexts in enumerate(wide_contexts(ids)):
-        distinct, where, own_totals = np.unique(contexts, return_inverse=True, return_counts=True)
-        folder_part, folder_totals = folder.tables()[level].part(distinct)
-        if exclude is None:   # the file's own keys: each context's total is its gap count
-            exclude_part, exclude_totals = _Counts(_wide_keys(contexts, gap_hashes)), own_totals
-        else:
-            exclude_part, exclude_totals = exclude.tables()[level].part(distinct)
-        counts = np.maximum(folder_part.counts - exclude_part.get(folder_part.keys), 0)
-        totals = np.maximum(folder_totals - exclude_totals, 0)[where]
-        levels.append((contexts, folder_part.keys, counts, totals))
-    return StyleCache(ids, levels, all_symbol_hashes().view(np.int64))
+    included; None: the file itself, which the StyleCache counts). The StyleCache takes from the tables
+    the part the file's contexts use, with the excluded counts taken off."""
+    def tables(counts: StyleCounts) -> list[tuple[np.ndarray, np.ndarray]]:
+        return [(t.keys, t.counts) for t in counts.tables()]
+    return StyleCache(ids, all_symbol_hashes().view(np.int64), list(REACHES), tables(folder),
+                      tables(exclude) if exclude is not None else None)
 
 
 def evidence(cache: StyleCache, gaps, symbols) -> tuple[np.ndarray, np.ndarray]:

@@ -36,7 +36,7 @@ constexpr int kHabits = 4;   // ranker/habits.py: what trails, mixed indentation
 constexpr int kEnding = 3;   // the line endings: counted only where the rates have seen a CR (habits.ENDING)
 constexpr int kMaxValues = 4;
 constexpr int kSymbolBits = 21;         // ranker/cache.py: a (context, symbol) key is context << 21 | symbol
-constexpr int64_t kBos = 0, kEos = 1;   // ranker/cache.py's ids of <s> and </s>
+constexpr int64_t kBos = 0, kEos = 1, kPad = 2;   // ranker/symbols.py's ids of <s>, </s> and '|'
 constexpr int FIRST = 0, LAST = 1;      // ranker/repairs.py: where a repair points (else NEXT)
 // Rounding aside, a bound is at least the gain it bounds; a repair is skipped only when its bound falls
 // short by more than this (KenLM's float sums, the sums here: far below it).
@@ -141,10 +141,23 @@ class Counts {
     counts_ = count_view_->data();
     n_ = key_view_->size();
   }
+  Counts(std::vector<int64_t> keys, std::vector<int64_t> counts)   // given: sorted unique keys and their counts
+      : own_keys_(std::move(keys)), own_counts_(std::move(counts)) {
+    keys_ = own_keys_.data();
+    counts_ = own_counts_.data();
+    n_ = own_keys_.size();
+  }
   int64_t get(int64_t key) const {
     const int64_t *at = std::lower_bound(keys_, keys_ + n_, key);
     return at != keys_ + n_ && *at == key ? counts_[at - keys_] : 0;
   }
+  // The rows [lo, hi) of the keys from `first` to `last`, both included.
+  std::pair<size_t, size_t> span(int64_t first, int64_t last) const {
+    return {static_cast<size_t>(std::lower_bound(keys_, keys_ + n_, first) - keys_),
+            static_cast<size_t>(std::upper_bound(keys_, keys_ + n_, last) - keys_)};
+  }
+  int64_t key(size_t row) const { return keys_[row]; }
+  int64_t count(size_t row) const { return counts_[row]; }
 
  private:
   std::vector<int64_t> own_keys_, own_counts_;
@@ -159,15 +172,16 @@ struct Level {
 };
 
 // A folder's counts in one wide context level (ranker/cache.py), as one file uses them: each gap's wide
-// context (a hash in the high 40 bits), the (context, symbol) counts of the contexts the file has (the
-// excluded counts taken off), and each gap's context total; all viewed, not copied (a 5 MB file has a
-// million gaps).
+// context (a hash of the tokens around it in the high 40 bits, the low 24 zero), each gap's context total, and
+// the (context, symbol) counts of the contexts the file has, all with the excluded counts taken off (a small
+// table, quick to search for the file's repairs).
 struct WideLevel {
-  std::shared_ptr<View<int64_t>> contexts, totals;
+  std::vector<int64_t> contexts, totals;   // per gap
   Counts pairs;
 };
 
 constexpr int64_t kWideSymbolPart = (int64_t{1} << 24) - 1;   // ranker/cache.py: the symbol's hash, low 24 bits
+constexpr uint64_t kMultiplier = 0x9E3779B97F4A7C15ULL;      // ranker/cache.py's wide_contexts
 
 // The style cache (ranker/cache.py): the n-gram probability p of a gap symbol becomes, level after level,
 // the Dirichlet posterior (count + alpha p) / (total + alpha): with folder adaptation, first the folder's
@@ -175,10 +189,13 @@ constexpr int64_t kWideSymbolPart = (int64_t{1} << 24) - 1;   // ranker/cache.py
 // in the narrow context (the token before, the token after), the gap's own observed symbol left out.
 class StyleCache {
  public:
-  // ids: the file's interned symbols, gap, token, ..., gap (2n+1); wide (folder adaptation only): per wide
-  // level, widest last, (each gap's context, pair keys, pair counts, each gap's total); hashes: per symbol id,
-  // its text's 64-bit hash (the wide keys' symbol part), for every symbol a repair of the file can write.
-  StyleCache(const py::buffer &ids_buffer, const std::optional<py::list> &wide, const std::optional<py::buffer> &hashes) {
+  // ids: the file's interned symbols, gap, token, ..., gap (2n+1); hashes: per symbol id, its text's 64-bit
+  // hash, for every symbol of the file and every symbol a repair of it can write; folder (folder adaptation
+  // only): per reach of `reaches` (tokens a side), (pair keys, pair counts) of the folder's wide counts
+  // (sorted), and exclude, the same of the part of them not to use (None: the file itself, counted here).
+  StyleCache(const py::buffer &ids_buffer, const std::optional<py::buffer> &hashes,
+             const std::vector<int> &reaches, const std::optional<py::list> &folder,
+             const std::optional<py::list> &exclude) {
     View<int64_t> ids(ids_buffer, "ids");
     if (ids.size() % 2 == 0) throw std::invalid_argument("StyleCache: 2n+1 symbols expected");
     const size_t gaps = ids.size() / 2 + 1;
@@ -192,19 +209,50 @@ class StyleCache {
     }
     narrow_ = contexts;
     own_ = Level{Counts(std::move(pairs)), Counts(std::move(contexts))};
-    if (wide) {
-      if (!hashes) throw std::invalid_argument("StyleCache: wide levels need the symbols' hashes");
-      hashes_ = std::make_shared<View<int64_t>>(*hashes, "hashes");
-      for (const auto &level : *wide) {
-        auto t = level.cast<py::tuple>();
-        if (t.size() != 4) throw std::invalid_argument("StyleCache: (contexts, pair keys, pair counts, totals) per wide level");
-        WideLevel w{std::make_shared<View<int64_t>>(t[0].cast<py::buffer>(), "contexts"),
-                    std::make_shared<View<int64_t>>(t[3].cast<py::buffer>(), "totals"),
-                    Counts(t[1].cast<py::buffer>(), t[2].cast<py::buffer>())};
-        if (w.contexts->size() != gaps || w.totals->size() != gaps)
-          throw std::invalid_argument("StyleCache: one wide context and total per gap");
-        wide_.push_back(std::move(w));
+    if (!folder) return;
+    if (!hashes) throw std::invalid_argument("StyleCache: the folder's counts need the symbols' hashes");
+    hashes_ = std::make_shared<View<int64_t>>(*hashes, "hashes");
+    if (folder->size() != reaches.size() || (exclude && exclude->size() != reaches.size()))
+      throw std::invalid_argument("StyleCache: one table per reach");
+    std::vector<uint64_t> tokens(gaps - 1);
+    for (size_t t = 0; t + 1 < gaps; ++t) tokens[t] = static_cast<uint64_t>(hash(ids[2 * t + 1]));
+    for (size_t level = 0; level < reaches.size(); ++level) {
+      const Counts all = table((*folder)[level], "folder");
+      WideLevel w{WideContexts(tokens, reaches[level]), std::vector<int64_t>(gaps), Counts()};
+      // the excluded part: the given table, or the file's own keys and, per context, its gaps
+      Counts minus, minus_totals;
+      if (exclude) {
+        minus = table((*exclude)[level], "exclude");
+      } else {
+        std::vector<int64_t> own(gaps);
+        for (size_t g = 0; g < gaps; ++g) own[g] = w.contexts[g] | (hash(gap_ids_[g]) & kWideSymbolPart);
+        minus = Counts(std::move(own));
+        minus_totals = Counts(w.contexts);
       }
+      std::vector<int64_t> distinct = w.contexts, keys, counts, totals;
+      std::sort(distinct.begin(), distinct.end());
+      distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+      for (const int64_t c : distinct) {
+        const auto [lo, hi] = all.span(c, c | kWideSymbolPart);
+        int64_t total = 0;
+        for (size_t r = lo; r < hi; ++r) {
+          total += all.count(r);
+          keys.push_back(all.key(r));
+          counts.push_back(std::max<int64_t>(all.count(r) - minus.get(all.key(r)), 0));
+        }
+        int64_t excluded = 0;
+        if (exclude) {
+          const auto [mlo, mhi] = minus.span(c, c | kWideSymbolPart);
+          for (size_t r = mlo; r < mhi; ++r) excluded += minus.count(r);
+        } else {
+          excluded = minus_totals.get(c);
+        }
+        totals.push_back(std::max<int64_t>(total - excluded, 0));
+      }
+      for (size_t g = 0; g < gaps; ++g)
+        w.totals[g] = totals[std::lower_bound(distinct.begin(), distinct.end(), w.contexts[g]) - distinct.begin()];
+      w.pairs = Counts(std::move(keys), std::move(counts));
+      wide_.push_back(std::move(w));
     }
   }
 
@@ -215,12 +263,10 @@ class StyleCache {
   template <class F>
   void Evidence(size_t gap, int64_t symbol, F &&level) const {
     if (!wide_.empty()) {
-      if (symbol < 0 || static_cast<size_t>(symbol) >= hashes_->size())
-        throw std::out_of_range("StyleCache: a symbol without its hash");
-      const int64_t part = (*hashes_)[symbol] & kWideSymbolPart;
+      const int64_t part = hash(symbol) & kWideSymbolPart;
       for (const auto &w : wide_) {
-        const int64_t total = (*w.totals)[gap];
-        level(total > 0 ? w.pairs.get((*w.contexts)[gap] | part) : 0, total);   // only contexts the folder has
+        const int64_t total = w.totals[gap];
+        level(total > 0 ? w.pairs.get(w.contexts[gap] | part) : 0, total);   // only contexts the folder has
       }
     }
     const int64_t ctx = narrow_[gap];
@@ -268,6 +314,32 @@ class StyleCache {
 
  private:
   size_t gaps_count() const { return gap_ids_.size(); }
+
+  int64_t hash(int64_t symbol) const {
+    if (symbol < 0 || static_cast<size_t>(symbol) >= hashes_->size())
+      throw std::out_of_range("StyleCache: a symbol without its hash");
+    return (*hashes_)[symbol];
+  }
+
+  // Per gap, the hash of the `reach` tokens before it and the `reach` after it (the hash of '|' past the
+  // ends), as ranker/cache.py's wide_contexts: h = reach, then h = h * kMultiplier + token, modulo 2**64.
+  std::vector<int64_t> WideContexts(const std::vector<uint64_t> &tokens, int reach) const {
+    const uint64_t pad = static_cast<uint64_t>(hash(kPad));
+    const int64_t n = static_cast<int64_t>(tokens.size());
+    std::vector<int64_t> out(tokens.size() + 1);
+    for (int64_t g = 0; g <= n; ++g) {
+      uint64_t h = static_cast<uint64_t>(reach);
+      for (int64_t t = g - reach; t < g + reach; ++t) h = h * kMultiplier + (t >= 0 && t < n ? tokens[t] : pad);
+      out[g] = static_cast<int64_t>(h & ~static_cast<uint64_t>(kWideSymbolPart));
+    }
+    return out;
+  }
+
+  static Counts table(const py::handle &level, const char *what) {
+    auto t = level.cast<py::tuple>();
+    if (t.size() != 2) throw std::invalid_argument(std::string("StyleCache: (pair keys, pair counts) per ") + what + " level");
+    return Counts(t[0].cast<py::buffer>(), t[1].cast<py::buffer>());
+  }
 
   std::vector<int64_t> gap_ids_, narrow_;   // per gap
   Level own_;
@@ -739,8 +811,10 @@ PYBIND11_MODULE(_native, m) {
       .def("count", [](const PlanTable &t, int64_t p) { return t.count.at(p); })
       .def("column", &PlanTable::column, py::arg("name"), py::arg("rows"));
   py::class_<StyleCache, std::shared_ptr<StyleCache>>(m, "StyleCache")
-      .def(py::init<const py::buffer &, const std::optional<py::list> &, const std::optional<py::buffer> &>(),
-           py::arg("ids"), py::arg("wide") = py::none(), py::arg("hashes") = py::none())
+      .def(py::init<const py::buffer &, const std::optional<py::buffer> &, const std::vector<int> &,
+                    const std::optional<py::list> &, const std::optional<py::list> &>(),
+           py::arg("ids"), py::arg("hashes") = py::none(), py::arg("reaches") = std::vector<int>(),
+           py::arg("folder") = py::none(), py::arg("exclude") = py::none())
       .def_property_readonly("levels", &StyleCache::levels)
       .def("adapted", &StyleCache::adapted, py::arg("gaps"), py::arg("symbols"), py::arg("lm"), py::arg("alpha"))
       .def("evidence", &StyleCache::evidence, py::arg("gaps"), py::arg("symbols"));
