@@ -16,10 +16,10 @@ both the n-gram model's longer context and the file's own habits; in a context o
 folder's counts say how the project writes that very construct.
 
 The file's own counts and every lookup are ranker/native.cpp's StyleCache (ranking a file alone imports no
-numpy); the folder's counts are kept here, with numpy, and folder_cache hands the part of them a file uses
-to its StyleCache. Symbols are interned to integers (ranker/symbols.py); a wide context is a 64-bit hash
-of its tokens' text (the same in every process, so the folder's counts travel to cluster workers as they
-are).
+numpy); the folder's counts are kept here, with numpy, and folder_cache hands them to a file's StyleCache,
+which takes the part of them the file's contexts use. Symbols are interned to integers (ranker/symbols.py);
+a wide context is a 64-bit hash of its tokens' text (the same in every process, so the folder's counts
+travel to cluster workers as they are, and the StyleCache hashes a file's contexts as wide_contexts does).
 """
 from __future__ import annotations
 
