@@ -9,7 +9,7 @@ from pathlib import Path
 from formats.codrep2019 import near_duplicate_key
 from formats.files import InputError, read_source
 from parsing.grammar import release_freed_memory
-from parsing.java import tokenize
+from parsing.java import BOM, tokenize
 from parsing.schemes import Scheme
 
 from .cache import StyleCounts, symbol_ids, wide_keys
@@ -24,6 +24,8 @@ def _learn_file(scheme: Scheme, strict: bool, max_bytes: int | None, path: str):
         text = read_source(Path(path), max_bytes)
     except InputError:
         return None
+    if text.startswith(BOM):   # ranked without it (rank_text): its counts are the ones taken off
+        text = text[1:]
     stream = tokenize(text)
     syms, _, unit = scheme.walk(stream)
     duplicate = hashlib.sha1(near_duplicate_key(text.encode("utf-8"))).digest() if strict else None

@@ -94,6 +94,24 @@ def test_shared_folder_counts_drop_only_contexts_seen_once():
             assert all(np.array_equal(e, g) for e, g in zip(expected, got))
 
 
+def test_a_file_with_a_bom_is_learned_as_it_is_ranked(tmp_path):
+    """rank_text ranks a file without its BOM, and takes that text's counts off the folder's: the folder
+    learns it without the BOM too, so that nothing of the file is left in its own evidence."""
+    texts = ["\ufeffclass A { void g() { f( x ); } }", "class B { void g() { f( x ); } }"]
+    paths = []
+    for i, text in enumerate(texts):
+        (tmp_path / f"{i}.java").write_text(text)
+        paths.append(str(tmp_path / f"{i}.java"))
+    style = folder_style(paths, KIND, strict=False)(paths[0])
+    s = syms(texts[0][1:])
+    gaps = np.arange((len(s) + 1) // 2)
+    ids = symbol_ids(s[0::2])
+    got = evidence(folder_cache(symbol_ids(s), style.folder, style.exclude), gaps, ids)
+    expected = evidence(folder_cache(symbol_ids(s), StyleCounts([syms(texts[1])], wide=True), StyleCounts(wide=True)),
+                        gaps, ids)
+    assert all(np.array_equal(g, e) for g, e in zip(got, expected))
+
+
 def test_folder_counts_are_the_prior_of_the_files_own(tmp_path):
     """Level by level: the folder's wide counts (the file itself left out) move the n-gram probability,
     widest context last, then the file's own narrow counts (its observed gap left out) move that."""
