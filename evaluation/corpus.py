@@ -15,12 +15,9 @@ import re
 import sys
 from pathlib import Path
 
-from formats.files import InputError, decode
-from formats.sources import iter_raw
-
 from unnatural import ROOT, cli
 
-from .devsets import C18_PROJECTS, CODREP2018
+from .devsets import C18_PROJECTS, CODREP2018, codrep2018_bodies
 
 COMMAND = "corpus"
 DEFAULT_OUTPUT = ROOT / ".data" / "corpus-other"
@@ -41,17 +38,12 @@ def reserved(text: str) -> bool:
 def other_projects(datasets=CODREP2018):
     """(name, text) of each distinct CodRep 2018 file body outside the reserved projects, in data set order."""
     seen = set()
-    for dataset in datasets:
-        for raw in iter_raw(str(dataset)):
-            try:
-                text = decode(raw.data, raw.name)
-            except InputError:
-                continue
-            digest = hashlib.sha1(raw.data).digest()
-            if digest in seen or reserved(text):
-                continue
-            seen.add(digest)
-            yield raw.name, text
+    for raw, text in codrep2018_bodies(datasets):
+        digest = hashlib.sha1(raw.data).digest()
+        if digest in seen or reserved(text):
+            continue
+        seen.add(digest)
+        yield raw.name, text
 
 
 def write(out: Path, datasets=CODREP2018) -> int | None:

@@ -93,21 +93,26 @@ def jdk_sets(source: Path = JDK_SOURCE) -> list[DevSet]:
     return out
 
 
-def codrep2018_sets(datasets=CODREP2018) -> list[DevSet]:
-    by_project: dict[str, dict[tuple[str, str], tuple[str, str]]] = {p: {} for p in C18_PROJECTS}
+def codrep2018_bodies(datasets=CODREP2018):
+    """(raw file, its text) of every CodRep 2018 file body that decodes, in data set order."""
     for dataset in datasets:
         for raw in iter_raw(str(dataset)):
             try:
-                text = decode(raw.data, raw.name)
+                yield raw, decode(raw.data, raw.name)
             except InputError:
                 continue
-            package = _PACKAGE.search(text)
-            if not package:
-                continue
-            for project, prefixes in C18_PROJECTS.items():
-                if package.group(1).startswith(prefixes):
-                    by_project[project].setdefault(identity(text, raw.name), (raw.name, text))
-                    break
+
+
+def codrep2018_sets(datasets=CODREP2018) -> list[DevSet]:
+    by_project: dict[str, dict[tuple[str, str], tuple[str, str]]] = {p: {} for p in C18_PROJECTS}
+    for raw, text in codrep2018_bodies(datasets):
+        package = _PACKAGE.search(text)
+        if not package:
+            continue
+        for project, prefixes in C18_PROJECTS.items():
+            if package.group(1).startswith(prefixes):
+                by_project[project].setdefault(identity(text, raw.name), (raw.name, text))
+                break
     return [DevSet(p, list(files.values())) for p, files in by_project.items()]
 
 

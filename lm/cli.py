@@ -32,7 +32,8 @@ def parser() -> cli.ArgumentParser:
     p.add_argument("--exclude", action="append", default=[], metavar="PATTERN",
                    help="skip files whose path or archive member matches (glob or substring); repeatable")
     p.add_argument("--no-holdout", action="store_true",
-                   help=f"when training on {DEFAULT_CORPUS}/ (alone or with other sources), keep the JDK modules `make demo` and the development sets test on ("
+                   help=f"when training on {DEFAULT_CORPUS}/ (alone or with other sources), keep the JDK modules "
+                        "`make demo` and the development sets test on ("
                         + " ".join(HELD_OUT) + "); they are left out by default")
     cli.add_workers(p, "tokenizer processes")
     cli.add_cluster(p, "tokenize on a Dask cluster: a scheduler address, or local:N for N local worker "

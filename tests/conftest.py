@@ -64,13 +64,18 @@ def run_fim(argv):
 
 def make_dataset(root: Path, name: str, programs: list[tuple[int, int]]) -> Path:
     """A CodRep 2018 data set whose task N has a program of `lines` lines and the solution `solution`."""
+    bodies = ["".join(f"line {i};\n" for i in range(1, lines + 1)) for lines, _ in programs]
+    return make_bodies_dataset(root, name, bodies, [solution for _, solution in programs])
+
+
+def make_bodies_dataset(root: Path, name: str, bodies: list[str], solutions: list[int] | None = None) -> Path:
+    """A CodRep 2018 data set whose task N holds the file body `bodies[N - 1]` (solutions: line 1)."""
     dataset = root / name
     (dataset / "Tasks").mkdir(parents=True)
     (dataset / "Solutions").mkdir()
-    for number, (lines, solution) in enumerate(programs, start=1):
-        program = "".join(f"line {i};\n" for i in range(1, lines + 1))
-        (dataset / "Tasks" / f"{number}.txt").write_text(f"int replaced;\n\n{program}")
-        (dataset / "Solutions" / f"{number}.txt").write_text(f"{solution}")
+    for number, body in enumerate(bodies, start=1):
+        (dataset / "Tasks" / f"{number}.txt").write_text(f"int replaced;\n\n{body}")
+        (dataset / "Solutions" / f"{number}.txt").write_text(f"{solutions[number - 1] if solutions else 1}")
     return dataset
 
 

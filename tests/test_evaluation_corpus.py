@@ -1,17 +1,8 @@
 """evaluation/corpus.py: the wider corpus holds every other project's files once, and no detection project's."""
 import json
 
+from conftest import make_bodies_dataset
 from evaluation import corpus
-
-
-def _dataset(tmp_path, bodies):
-    dataset = tmp_path / "Dataset1"
-    (dataset / "Tasks").mkdir(parents=True)
-    (dataset / "Solutions").mkdir()
-    for number, body in enumerate(bodies, start=1):
-        (dataset / "Tasks" / f"{number}.txt").write_text(f"int replaced;\n\n{body}")
-        (dataset / "Solutions" / f"{number}.txt").write_text("1")
-    return dataset
 
 
 def test_the_corpus_leaves_out_detection_projects_and_their_relatives(tmp_path):
@@ -22,7 +13,7 @@ def test_the_corpus_leaves_out_detection_projects_and_their_relatives(tmp_path):
               "package org.apache.tomcat.util;\nclass T { }\n",       # the same body again: once
               "class NoPackage { }\n"]
     out = tmp_path / "corpus"
-    assert corpus.write(out, [_dataset(tmp_path, bodies)]) == 2
+    assert corpus.write(out, [make_bodies_dataset(tmp_path, "Dataset1", bodies)]) == 2
     assert sorted(p.read_text() for p in out.glob("*.java")) == sorted([bodies[3], bodies[5]])
     assert json.loads((out / corpus.STAMP).read_text())["files"] == 2
     assert corpus.write(out, [tmp_path / "Dataset1"]) is None      # done already: nothing to do

@@ -1,6 +1,8 @@
 """evaluation/devsets.py: what a development set holds (one version of each class, projects by package)."""
 import pytest
 
+from conftest import make_bodies_dataset
+
 from evaluation import devsets
 from evaluation.devsets import identity
 
@@ -22,12 +24,6 @@ def test_codrep2018_sets_keep_one_version_of_each_class(tmp_path):
               "package org.eclipse.ui;\nclass B { }\n",
               "package org.apache.lucene.index;\nclass C { }\n",
               "package com.example;\nclass D { }\n"]                          # no project
-    dataset = tmp_path / "Dataset1"
-    (dataset / "Tasks").mkdir(parents=True)
-    (dataset / "Solutions").mkdir()
-    for number, body in enumerate(bodies, start=1):
-        (dataset / "Tasks" / f"{number}.txt").write_text(f"int replaced;\n\n{body}")
-        (dataset / "Solutions" / f"{number}.txt").write_text("1")
-    sets = {s.name: s for s in devsets.codrep2018_sets([dataset])}
+    sets = {s.name: s for s in devsets.codrep2018_sets([make_bodies_dataset(tmp_path, "Dataset1", bodies)])}
     assert [text for _, text in sets["eclipse"].files] == [bodies[0], bodies[2]]
     assert len(sets["lucene"].files) == 1 and sets["spring"].files == []
