@@ -104,11 +104,13 @@ corpus: setup data
 devsets: setup data
 	$(PY) -m evaluation.devsets .data/devsets
 
-# The ranker on the development sets, per project and style, each file alone and each project as one folder:
-# MRR and file-level AUC, into docs/detection.md (the README links it).
+# The ranker on the development sets, per project and style, by way of learning the project's style (--adapt):
+# MRR and file-level AUC, into docs/detection.md (the README links it); then bin/check on the same sets as
+# repositories (check-bench below), so that one command gives both tables.
 detection-bench: devsets
 	@test -e $(DEFAULT_MODEL) || bin/build-lm --order 6 corpora/
 	bin/detection-bench --docs docs/detection.md
+	bin/check-bench --docs docs/check.md
 
 # bin/check on the detection sets as repositories, at each sensitivity: precision, recall, false findings per
 # 1000 clean lines, fixes, into docs/check.md. `bin/check-bench --calibrate` refits check/calibration.json first.
