@@ -436,6 +436,15 @@ def _wait_for(proc: subprocess.Popen, moment: str, after: float) -> bool:
     return False
 
 
+def too_late(code: int | None, seconds: float, left: list[str]) -> bool:
+    """Whether Ctrl-C came after the work was done: a command ignores SIGINT once its main has returned
+    (unnatural/run.py), so a build caught while exiting ends at once with 0 and its model in place."""
+    return code == 0 and seconds < TOO_LATE and not left
+
+
+TOO_LATE = 0.5   # seconds from Ctrl-C to a successful exit: any longer, and the build went on working
+
+
 def interrupt_build(tries: int, root: Path, seed: int = 0) -> tuple[float, list[str]]:
     """Ctrl-C on `bin/build-lm corpora/` `tries` times (timed first as a whole, without Ctrl-C), at the
     MOMENTS in turn; (the whole build's seconds, a row per try). A build that ends before its moment is not
@@ -486,6 +495,9 @@ def interrupt_build(tries: int, root: Path, seed: int = 0) -> tuple[float, list[
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+        if too_late(proc.returncode, seconds, left):   # the build ended first: not a try
+            shutil.rmtree(out, ignore_errors=True)
+            continue
         lines = [line for line in stderr.splitlines() if line.strip()]
         files = sorted(p.name for p in out.iterdir())
         ok = (proc.returncode == 130 and seconds <= 2.0 and lines == ["build-lm: interrupted"] and not left
