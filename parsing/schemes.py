@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable
 
-from .offsets import as_lf, has_line_break, last_line
+from .offsets import as_lf, last_line
 from .style import TAB_STOP, columns, detect_indentation
 from .tokens import TokenStream
 
@@ -164,10 +164,7 @@ def walk(stream: TokenStream, token_symbol, unit: str | None = None) -> tuple[li
     for i, indent in stream.line_gaps:
         events.append(2 * i + 1)   # in effect from the token after it
         levels.append(indent)
-    # tokens spanning lines (comments, text blocks) are few: found with `in`, not a call per token
-    spanning = [i for i, text in enumerate(texts) if "\n" in text] if "\r" not in stream.source else \
-        [i for i, text in enumerate(texts) if has_line_break(text)]
-    for i in spanning:
+    for i in stream.line_tokens:
         line = last_line(texts[i])
         events.append(2 * i + 2)
         levels.append(line[: len(line) - len(line.lstrip(" \t\f"))])

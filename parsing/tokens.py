@@ -79,6 +79,14 @@ class TokenStream:
             return tuple([(i, last_line(gap)) for i, gap in enumerate(self.gap_texts) if has_line_break(gap)])
         return tuple([(i, gap[gap.rfind("\n") + 1:]) for i, gap in enumerate(self.gap_texts) if "\n" in gap])
 
+    @cached_property
+    def line_tokens(self) -> tuple[int, ...]:
+        """The index of every token holding a line break (comments, text blocks: they set the indentation
+        themselves; the schemes and the ranker both need them). Few, so found with `in`, not a call each."""
+        if "\r" in self.source:
+            return tuple([i for i, text in enumerate(self.texts) if has_line_break(text)])
+        return tuple([i for i, text in enumerate(self.texts) if "\n" in text])
+
     def gap_text(self, i: int) -> str:
         """Whitespace before token i; i == len(self) is the trailing gap."""
         lo = self.ends[i - 1] if i > 0 else 0

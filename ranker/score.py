@@ -66,8 +66,7 @@ def next_newline_gaps(stream: TokenStream) -> list[int]:
     n = len(stream.kinds)
     # what ends the search, in stream order: a newline gap i (at 2i), a multi-line token i (at 2i + 1)
     # (a line break is LF, CRLF or a lone CR)
-    stops = sorted([2 * i for i, _ in stream.line_gaps]
-                   + [2 * i + 1 for i, t in enumerate(stream.texts) if "\n" in t or "\r" in t])
+    stops = sorted([2 * i for i, _ in stream.line_gaps] + [2 * i + 1 for i in stream.line_tokens])
     out = [-1] * (n + 1)
     for a, b in zip(stops, stops[1:]):
         if b % 2 == 0:   # the gaps from stop a on (a newline gap is measured against the one before) to b
