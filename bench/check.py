@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ranker.cli import DEFAULT_MODEL
-from check.calibration import BUDGETS, CALIBRATION, SENSITIVITIES, fit
+from check.calibration import BUDGETS, CALIBRATION, SENSITIVITIES, Evidence, fit
 from check.cli import DEFAULT_LEARN, LEARN
 from formats.codrep2019 import original_texts, read_jsonl
 from formats.files import read_source
@@ -96,7 +96,7 @@ def _right(repo: Repo, f: dict, found: set[str]) -> bool:
 
 
 def calibrate(repos: list[Repo], workers: int, model_name: str, learn: str | None = None) -> None:
-    labelled, lines = [], 0
+    labelled, evidence, lines = [], [], 0
     with open(WORK / "calibration-findings.jsonl", "w") as keep:   # for a look at what was labelled how
         for repo in repos:
             found: set[str] = set()
@@ -104,11 +104,12 @@ def calibrate(repos: list[Repo], workers: int, model_name: str, learn: str | Non
                                  learn):
                 path = str(Path(f["path"]).absolute())
                 labelled.append((f["rule"], f["score"], _right(repo, f, found), path in repo.clean))
+                evidence.append(Evidence(f["evidence"]["far_best"], f["evidence"]["far_count"], f["evidence"]["earlier"]))
                 keep.write(json.dumps({**f, "set": repo.name, "right": labelled[-1][2], "clean": labelled[-1][3]}) + "\n")
             lines += repo.clean_lines
             print(f"calibration: {repo.name}: {len(found)} of {len(repo.answers)} errors among the findings",
                   file=sys.stderr)
-    cal = fit(labelled, lines, model=model_name,
+    cal = fit(labelled, lines, model=model_name, evidence=evidence,
               measured={"sets": [r.name for r in repos], "findings": len(labelled), "clean_lines": lines,
                         "min_score": MIN_SCORE, "findings_per_file": CAL_FINDINGS, "budgets": BUDGETS,
                         "learn": learn or DEFAULT_LEARN})

@@ -57,14 +57,16 @@ class CheckRun:
                                    ("calibration", self.calibration)])
 
 
-def reporting(args, calibration: Calibration) -> tuple[str, dict[str, float]]:
-    """What the options ask to report: its name for the signature, and the least score of each rule."""
+def reporting(args, calibration: Calibration) -> tuple[str, dict[str, float], float]:
+    """What the options ask to report: its name for the signature, the least score of each rule and the
+    least confidence."""
     if args.min_score is not None:
-        return f"min-score:{args.min_score}", {POOLED: args.min_score}
+        return f"min-score:{args.min_score}", {POOLED: args.min_score}, 0.0
     if args.threshold is not None:
-        return f"confidence:{args.threshold}", calibration.least_scores(args.threshold)
+        return f"confidence:{args.threshold}", calibration.least_scores(args.threshold), args.threshold
     name = args.sensitivity or DEFAULT_SENSITIVITY
-    return f"sensitivity:{name}", calibration.least_scores(calibration.cutoffs[name])
+    cutoff = calibration.cutoffs[name]
+    return f"sensitivity:{name}", calibration.least_scores(cutoff), cutoff
 
 
 def parser() -> cli.ArgumentParser:
@@ -197,7 +199,7 @@ def _set_up(args, files) -> tuple[CheckRun, LanguageModel, dict]:
                 raise
             calibration = Calibration({POOLED: ()}, {})   # calibrating: no confidence yet
         model = ensure_default_model(args.model)
-        report, least = reporting(args, calibration)
+        report, least, cutoff = reporting(args, calibration)
         lm = LanguageModel(str(model))
         scheme = get_scheme(lm.scheme)
     except (FileNotFoundError, UnknownScheme, ValueError, OSError, CalibrationError) as e:
@@ -211,8 +213,8 @@ def _set_up(args, files) -> tuple[CheckRun, LanguageModel, dict]:
         learned = learn([str(f) for f in files], lm, config, general, args.workers, max_bytes=args.max_bytes)
     except (KenlmError, OSError) as e:
         raise cli.CommandError(f"learning a project model: {e}") from None
-    job = dict(model=str(model), cfg=CheckConfig(least, args.max_findings), calibration=calibration, learned=learned,
-               max_bytes=args.max_bytes)
+    cfg = CheckConfig(least, args.max_findings, least_confidence=cutoff, evidence_floor=calibration.evidence_floor)
+    job = dict(model=str(model), cfg=cfg, calibration=calibration, learned=learned, max_bytes=args.max_bytes)
     return CheckRun(str(model), config, report, calibration.model or "none"), lm, job
 
 

@@ -1,13 +1,15 @@
 """One file's text -> the findings bin/check believes, each with its repair, rule and confidence.
 
 The ranker scores every plausible repair of the file. A finding is its best repair when that repair's gain
-reaches its rule's threshold (check/calibration.py) and keeps the tokens (the repaired text splits into the
-same token texts: parsing.java.same_tokens). The repair is then applied and the file ranked again, so that
+reaches its rule's least score, its confidence (check/calibration.py: from the score, the rule and the
+evidence of the rest of the ranking) reaches the least confidence reported, and it keeps the tokens (the
+repaired text splits into the same token texts: parsing.java.same_tokens). The repair is then applied and the file ranked again, so that
 the next finding is judged on a file without the first error (one slip makes its neighbours look odd too)
 and the findings of a file fix it together.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from parsing.java import same_tokens, tokenize
@@ -16,7 +18,7 @@ from ranker.explain import line_col
 from ranker.rank import RankedFile, Style, rank_text
 from ranker.score import Scorer
 
-from .calibration import POOLED, Calibration
+from .calibration import POOLED, Calibration, evidence_of
 from .findings import Finding
 from .rules import describe
 
@@ -28,10 +30,12 @@ class CheckConfig:
     least: dict[str, float]          # rule -> the least score reported (Calibration.least_scores); POOLED: the rest
     max_findings: int = MAX_FINDINGS
     adapt: bool = True               # file adaptation (the ranker's style cache)
+    least_confidence: float = 0.0    # the least confidence reported
+    evidence_floor: float = math.inf   # the score the ranking must reach down to for the evidence
 
     @property
     def floor(self) -> float:
-        return min(self.least.values())
+        return min(*self.least.values(), self.evidence_floor)
 
     def reported(self, rule: str, score: float) -> bool:
         return score >= self.least.get(rule, self.least[POOLED])
@@ -78,24 +82,26 @@ def check_text(scorer: Scorer, scheme: Scheme, text: str, path: str, cfg: CheckC
         # only the candidates that can be reported are ranked (exactly as in a full ranking): below the
         # floor the ranker stops rescoring
         ranked = rank_text(scorer, scheme, current, path, cfg.adapt, style, least=cfg.floor)
-        chosen = _best_repair(ranked, current, edits, cfg)
+        chosen = _best_repair(ranked, current, edits, cfg, calibration, len(out))
         if chosen is None:
             break
-        f, rule, message = chosen
+        f, rule, message, confidence, evidence = chosen
         gap = f.repair.gap
         start = edits.tokens().gap_start(gap)
         offset = f.offset - edits.current_start(gap) + start
         line, column = line_col(text, offset)
-        out.append(Finding(path, line, column, offset, rule, message, calibration.confidence(rule, f.score),
-                           f.score, start, f.repair.observed, f.repair.repaired))
+        out.append(Finding(path, line, column, offset, rule, message, confidence,
+                           f.score, start, f.repair.observed, f.repair.repaired, evidence))
         current = edits.apply(current, gap, f.repair.observed, f.repair.repaired)
         edits.fixed[gap] = f.repair.repaired
     return tuple(out)
 
 
-def _best_repair(ranked: RankedFile, current: str, edits: _Edits, cfg: CheckConfig):
-    """(finding, rule, message) of the best candidate that cfg reports for its rule, on a gap not fixed yet,
-    whose repair keeps the tokens; None when there is none."""
+def _best_repair(ranked: RankedFile, current: str, edits: _Edits, cfg: CheckConfig, calibration: Calibration,
+                 earlier: int):
+    """(finding, rule, message, confidence, evidence) of the best candidate that cfg reports for its rule and
+    confidence (the file having had `earlier` findings), on a gap not fixed yet, whose repair keeps the
+    tokens; None when there is none."""
     floor = cfg.floor
     start = 0
     while start < len(ranked.candidates) and ranked.scores[start] >= floor:
@@ -111,9 +117,13 @@ def _best_repair(ranked: RankedFile, current: str, edits: _Edits, cfg: CheckConf
             rule, message = describe(f.repair.observed, f.repair.repaired, before, after)
             if not cfg.reported(rule, f.score):
                 continue
+            evidence = evidence_of(ranked.scores, ranked.gaps, gap, earlier)
+            confidence = calibration.confidence(rule, f.score, evidence)
+            if confidence < cfg.least_confidence:
+                continue
             # the fixes so far kept the tokens, so the current text's are the original's
             lo = edits.current_start(gap)
             if same_tokens(current, lo, lo + len(f.repair.observed), f.repair.repaired, edits.token_texts()):
-                return f, rule, message
+                return f, rule, message, confidence, evidence
         start += 8
     return None

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .calibration import Evidence
+
 
 @dataclass(frozen=True, slots=True)
 class Finding:
@@ -18,6 +20,7 @@ class Finding:
     start: int           # 0-based character index where the gap starts
     original: str        # the gap's whitespace as it is
     replacement: str     # the gap's whitespace after the fix
+    evidence: Evidence = Evidence()   # what the rest of the file's ranking said (the confidence's other input)
 
     @property
     def end(self) -> int:

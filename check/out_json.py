@@ -7,7 +7,8 @@
 line, column: the spot, 1-based, as editors count (LF, CRLF and CR each end a line); offset: the spot as the
 1-based character offset of the file (the CodRep convention); original/replacement: the gap's whitespace
 before and after the fix; gap_offset (1-based character offset), start_line/start_column and
-end_line/end_column (just past it): where that whitespace is, what a fix replaces. The spot is the gap's
+end_line/end_column (just past it): where that whitespace is, what a fix replaces; evidence: what the rest of
+the file's ranking said (check/calibration.py's Evidence), the confidence's other input. The spot is the gap's
 first character, or the character after the gap (an empty gap, or one blamed on the token after it).
 """
 from __future__ import annotations
@@ -25,7 +26,9 @@ def finding_object(f: Finding, lines: Lines) -> dict:
     return {"path": f.path, "line": f.line, "column": f.column, "offset": f.offset, "rule": f.rule,
             "message": f.message, "confidence": round(f.confidence, 4), "score": round(f.score, 4),
             "original": f.original, "replacement": f.replacement, "gap_offset": f.start + 1,
-            "start_line": start_line, "start_column": start_column, "end_line": end_line, "end_column": end_column}
+            "start_line": start_line, "start_column": start_column, "end_line": end_line, "end_column": end_column,
+            "evidence": {"far_best": round(f.evidence.far_best, 4), "far_count": f.evidence.far_count,
+                         "earlier": f.evidence.earlier}}
 
 
 class JsonReporter(Reporter):

@@ -5,7 +5,7 @@ import math
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from check.calibration import POOLED, Calibration, CalibrationError, fit, isotonic
+from check.calibration import FAR_FLOOR, POOLED, Calibration, CalibrationError, Evidence, evidence_of, fit, isotonic
 from check.engine import CheckConfig, check_text
 from check.rules import RULES, amount, describe, line_breaks
 
@@ -144,3 +144,76 @@ def test_nothing_is_reported_below_the_least_score(checker):
     scorer, scheme = checker
     assert check_text(scorer, scheme, CLEAN, "A.java", CheckConfig({POOLED: math.inf}), _cal()) == ()
     assert check_text(scorer, scheme, "", "A.java", CheckConfig({POOLED: 0.0}), _cal()) == ()
+
+
+@pytest.mark.parametrize("scores, gaps, gap, earlier, expected", [
+    ([], [], 5, 0, Evidence(FAR_FLOOR, 0, 0)),
+    ([9.0, 7.0, 6.0], [5, 6, 8], 5, 1, Evidence(FAR_FLOOR, 0, 1)),      # its own gap and its neighbours
+    ([9.0, 7.0, 6.0, 5.5], [5, 20, 20, 1], 5, 0, Evidence(7.0, 2, 0)),  # one gap counts once, at its best
+    ([9.0, 4.9, 4.8], [5, 30, 40], 5, 0, Evidence(FAR_FLOOR, 0, 0)),    # below the floor: not evidence
+    ([8.0, 6.0], [50, 5], 5, 2, Evidence(8.0, 1, 2)),
+])
+def test_the_evidence_is_the_rest_of_the_ranking_far_from_the_finding(scores, gaps, gap, earlier, expected):
+    assert evidence_of(scores, gaps, gap, earlier) == expected
+
+
+def _with_evidence():
+    """Tabs and line breaks: at the same score an error stands alone in its file, a false finding comes with
+    other odd gaps, and a file's second finding is false."""
+    findings, evidence = [], []
+    for i in range(80):
+        score = 3 + (i % 20) / 4   # 3.0 .. 7.75
+        for rule in ("tab", "line-break"):
+            findings.append((rule, score, True, False))
+            evidence.append(Evidence())
+            findings.append((rule, score, False, True))
+            evidence.append(Evidence(score - 0.5, 3))
+            findings.append((rule, score - 1, False, False))
+            evidence.append(Evidence(FAR_FLOOR, 0, 1))
+    return findings, evidence
+
+
+def test_the_belief_weighs_the_evidence_and_its_confidence_is_the_precision_beside_it(tmp_path):
+    findings, evidence = _with_evidence()
+    cal = fit(findings, 20_000, budgets={"low": 0.0, "medium": 2.0, "high": 20.0}, evidence=evidence)
+    w = cal.weights
+    assert w["far-count"] < 0 and w["earlier"] < 0 and w["far-best"] <= 0
+    assert set(cal.curves) == {POOLED} and cal.evidence_floor == FAR_FLOOR
+    alone, crowded, second = Evidence(), Evidence(6.0, 3), Evidence(FAR_FLOOR, 0, 1)
+    assert cal.confidence("tab", 6.0, alone) > 0.9 > 0.1 > cal.confidence("tab", 6.0, crowded)
+    assert cal.confidence("tab", 6.0, second) < 0.1
+    # the least score of a rule is where a finding with no evidence against it reaches the cut-off
+    cut = cal.cutoffs["medium"]
+    least = cal.least_scores(cut)
+    assert cal.confidence("tab", least["tab"] + 1e-6) >= cut > cal.confidence("tab", least["tab"] - 0.01)
+    assert least["indent"] == math.inf or cal.confidence("indent", least["indent"] + 1e-6) >= cut
+    cal.save(tmp_path / "c.json")
+    assert Calibration.load(tmp_path / "c.json") == cal
+
+
+def test_an_evidence_weight_that_would_reward_a_crowded_file_is_left_out():
+    findings, evidence = _with_evidence()
+    # now the crowded findings are the right ones: far-count would come out positive
+    evidence = [Evidence(s + 1, 3) if ok else Evidence() for (_, s, ok, _), e in zip(findings, evidence)]
+    cal = fit(findings, 20_000, evidence=evidence)
+    assert "far-count" not in cal.weights and "far-best" not in cal.weights
+
+
+def test_without_weights_the_belief_is_the_score():
+    cal = fit(_findings(), clean_lines=20_000)
+    assert cal.weights == {} and cal.evidence_floor == math.inf
+    assert cal.belief("tab", 4.2, Evidence(9.0, 5, 3)) == 4.2
+    assert cal.confidence("tab", 5.0, Evidence(9.0, 5, 3)) == cal.confidence("tab", 5.0)
+
+
+@pytest.mark.parametrize("least_confidence, expected", [(0.0, [0.9, 0.1]), (0.5, [0.9])])
+def test_a_files_second_finding_is_judged_by_its_confidence_too(checker, least_confidence, expected):
+    scorer, scheme = checker
+    broken = CLEAN.replace("x = a + b;", "x = a + b ;").replace("int x = 1;", "int x = 1 ;")
+    # a belief that trusts a file's first finding and not the ones after it
+    cal = Calibration({POOLED: ((-100.0, 0.1), (0.0, 0.9))}, {"low": 0.5, "medium": 0.5, "high": 0.5},
+                      weights={"bias": 1.0, "earlier": -10.0})
+    cfg = CheckConfig({POOLED: 0.0}, max_findings=2, least_confidence=least_confidence)
+    findings = check_text(scorer, scheme, broken, "A.java", cfg, cal)
+    assert [f.confidence for f in findings] == expected
+    assert [f.evidence.earlier for f in findings] == list(range(len(expected)))

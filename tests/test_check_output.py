@@ -15,6 +15,7 @@ from urllib.parse import unquote, urljoin, urlparse
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from check.calibration import Evidence
 from check.findings import CheckedFile, Finding, Summary
 from check.out_github import escape_data, escape_property
 from check.out_text import TAB_WIDTH
@@ -536,3 +537,13 @@ def test_bin_check_formats_agree_and_their_fixes_give_back_the_clean_file(tmp_pa
         lo = r["deletedRegion"]["charOffset"]
         broken = broken[:lo] + r["insertedContent"]["text"] + broken[lo + r["deletedRegion"]["charLength"]:]
     assert broken == clean
+
+
+@pytest.mark.parametrize("evidence, expected", [
+    (Evidence(), {"far_best": 5.0, "far_count": 0, "earlier": 0}),
+    (Evidence(7.25, 3, 1), {"far_best": 7.25, "far_count": 3, "earlier": 1}),
+])
+def test_json_carries_the_evidence_the_calibration_is_fitted_on(evidence, expected):
+    f = Finding("A.java", 1, 2, 2, "space-before", "m", 0.5, 1.0, 1, " ", "", evidence)
+    out, _ = run("json", [CheckedFile("A.java", "a ;\n", (f,))])
+    assert json.loads(out)["evidence"] == expected
