@@ -103,14 +103,15 @@ class Calibration:
 
     def least_scores(self, cutoff: float) -> dict[str, float]:
         """rule -> the least score whose confidence can reach `cutoff` (inf: none does; with weights, with no
-        evidence against it); POOLED for the rest."""
+        evidence against it, and no lower than the calibration run's floor); POOLED for the rest."""
         if not self.weights:
             return {rule: next((s for s, p in knots if p >= cutoff), math.inf) for rule, knots in self.curves.items()}
         z = next((s for s, p in self.curves.get(POOLED, ()) if p >= cutoff), math.inf)
+        lowest = self.measured.get("min_score", -math.inf)   # nothing below it was measured
         out = {}
         for rule in (*RULES, POOLED):
             a, b = self._line(rule)
-            out[rule] = (z - a) / b if b > 0 and z < math.inf else math.inf
+            out[rule] = max((z - a) / b, lowest) if b > 0 and z < math.inf else math.inf
         return out
 
     def save(self, path: Path = CALIBRATION) -> None:

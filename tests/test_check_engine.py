@@ -189,6 +189,10 @@ def test_the_belief_weighs_the_evidence_and_its_confidence_is_the_precision_besi
     assert least["indent"] == math.inf or cal.confidence("indent", least["indent"] + 1e-6) >= cut
     cal.save(tmp_path / "c.json")
     assert Calibration.load(tmp_path / "c.json") == cal
+    # a confidence of 0 reaches down to the least score the calibration run measured, not below
+    assert min(cal.least_scores(0.0).values()) < 2.0
+    measured = Calibration(cal.curves, cal.cutoffs, weights=cal.weights, measured={"min_score": 2.0})
+    assert min(measured.least_scores(0.0).values()) == 2.0
 
 
 def test_an_evidence_weight_that_would_reward_a_crowded_file_is_left_out():
