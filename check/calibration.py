@@ -151,8 +151,8 @@ def isotonic(ys: list[float]) -> list[float]:
 
 
 def _curve(points: list[tuple[float, bool]]) -> tuple[tuple[float, float], ...]:
-    """Knots of the isotonic fit of correct-or-not on score: at most KNOTS steps, each the precision
-    from its score on (the fit's value at the first point of each step)."""
+    """Knots of the isotonic fit of correct-or-not on score (or belief): at most KNOTS steps, each the
+    precision from its score on (the fit's value at the first point of each step)."""
     points = sorted(points)
     fitted = isotonic([1.0 if ok else 0.0 for _, ok in points])
     steps: list[tuple[float, float]] = []

@@ -3,9 +3,9 @@
 The ranker scores every plausible repair of the file. A finding is its best repair when that repair's gain
 reaches its rule's least score, its confidence (check/calibration.py: from the score, the rule and the
 evidence of the rest of the ranking) reaches the least confidence reported, and it keeps the tokens (the
-repaired text splits into the same token texts: parsing.java.same_tokens). The repair is then applied and the file ranked again, so that
-the next finding is judged on a file without the first error (one slip makes its neighbours look odd too)
-and the findings of a file fix it together.
+repaired text splits into the same token texts: parsing.java.same_tokens). The repair is then applied and
+the file ranked again, so that the next finding is judged on a file without the first error (one slip makes
+its neighbours look odd too), as the file's next finding, and the findings of a file fix it together.
 """
 from __future__ import annotations
 
