@@ -104,7 +104,8 @@ def calibrate(repos: list[Repo], workers: int, model_name: str, learn: str | Non
                                  learn):
                 path = str(Path(f["path"]).absolute())
                 labelled.append((f["rule"], f["score"], _right(repo, f, found), path in repo.clean))
-                evidence.append(Evidence(f["evidence"]["far_best"], f["evidence"]["far_count"], f["evidence"]["earlier"]))
+                e = f["evidence"]
+                evidence.append(Evidence(e["far_best"], e["far_count"], e["earlier"]))
                 keep.write(json.dumps({**f, "set": repo.name, "right": labelled[-1][2], "clean": labelled[-1][3]}) + "\n")
             lines += repo.clean_lines
             print(f"calibration: {repo.name}: {len(found)} of {len(repo.answers)} errors among the findings",
