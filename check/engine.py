@@ -21,6 +21,7 @@ from ranker.score import Scorer
 from .calibration import POOLED, Calibration, evidence_of
 from .findings import Finding
 from .rules import describe
+from .suppress import may_have_quiet, quiet_gaps
 
 MAX_FINDINGS = 20   # per file: past this many, the file is not in the style the model knows
 
@@ -48,6 +49,13 @@ class _Edits:
     stream: object = None            # the original's TokenStream, made on the first finding
     fixed: dict[int, str] = field(default_factory=dict)
     _texts: list[str] | None = None
+    _quiet: frozenset[int] | None = None
+
+    def quiet(self) -> frozenset[int]:
+        """The gaps the file turns checking off for (check/suppress.py)."""
+        if self._quiet is None:
+            self._quiet = quiet_gaps(self.tokens()) if may_have_quiet(self.text) else frozenset()
+        return self._quiet
 
     def tokens(self):
         if self.stream is None:
@@ -109,7 +117,7 @@ def _best_repair(ranked: RankedFile, current: str, edits: _Edits, cfg: CheckConf
             if f.score < floor:
                 return None
             gap = f.repair.gap
-            if gap in edits.fixed:
+            if gap in edits.fixed or gap in edits.quiet():
                 continue
             stream = edits.tokens()   # tokenized only when a candidate reaches the floor
             before = stream.token_text(gap - 1) if gap > 0 else ""
