@@ -6,10 +6,11 @@
 // (ranker/habits.py), and FileRanker: a file's repairs, their gains, and which of them to rescore in full.
 //
 // Which to rescore: lm._native bounds each repair's gain from its changed symbol's score alone; the style
-// cache's, the habits' and the edit prior's terms are exact then already. A repair is rescored in full only when its bound can
-// still reach what is asked: its offset's best gain so far (a full ranking needs every offset's best), and,
-// for the top K or the offsets with gain >= least, the K-th best gain found so far or `least`. Repairs are
-// taken in rounds, each offset's most promising first, so that the gains found prune the rest.
+// cache's, the habits' and the error model's terms are exact then already. A repair is rescored in full only
+// when its bound can still reach what is asked: its offset's best gain so far (a full ranking needs every
+// offset's best), and, for the top K or the offsets with gain >= least, the K-th best gain found so far or
+// `least`. Repairs are taken in rounds, each offset's most promising first, so that the gains found prune the
+// rest.
 // Built by `make setup`.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -117,7 +118,7 @@ class PlanTable {
   std::vector<int64_t> symbol_;
   std::vector<int8_t> habits_;
   std::vector<int8_t> observed_habits_;   // per plan: the habits of the gap itself
-  std::vector<double> edit_;   // per row: log10 prior of the error its repair undoes (ranker/repairs.py's edit_prior)
+  std::vector<double> edit_;   // per row: log10 prior of the error it undoes (ranker/repairs.py's edit_priors)
 };
 
 // How often each int64 key occurs: sorted keys and their counts, owned or viewed (a folder's tables).
@@ -809,7 +810,8 @@ PYBIND11_MODULE(_native, m) {
   py::class_<PlanTable, std::shared_ptr<PlanTable>>(m, "PlanTable")
       .def(py::init<int>(), py::arg("models"))
       .def("add", &PlanTable::add, py::arg("where"), py::arg("w1"), py::arg("second"), py::arg("w2"),
-           py::arg("symbol"), py::arg("empty"), py::arg("breaks"), py::arg("habits"), py::arg("observed_habits"), py::arg("edit"))
+           py::arg("symbol"), py::arg("empty"), py::arg("breaks"), py::arg("habits"), py::arg("observed_habits"),
+           py::arg("edit"))
       .def_property_readonly("plans", &PlanTable::plans)
       .def_property_readonly("rows", &PlanTable::rows)
       .def("start", [](const PlanTable &t, int64_t p) { return t.start.at(p); })

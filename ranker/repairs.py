@@ -70,7 +70,6 @@ def gap_edits(gap: str) -> list[tuple[str, int]]:
     return out
 
 
-
 # The error model: how likely the error each repair undoes is, as a log10 prior added to the repair's gain.
 # CodRep 2019's tasks (and bin/make-tasks's, evaluation/injection.py) make five kinds of error and no other
 # (docs/codrep2019.md); a repair undoing anything else (a replacement, a space taken out of a longer run, a
