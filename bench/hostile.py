@@ -172,7 +172,7 @@ CASES = [
     Case("CRLF: the slip first", 7, "$B/rank --explain --top 1 crlf/Slip.java", 0, "", re.escape(SLIP_AT)),
     Case("lone CR: the slip first, on its line", 7, "$B/rank --explain --top 1 cr/Slip.java", 0, "", re.escape(SLIP_AT)),
     Case("BOM: the column as editors count", 7, "$B/rank --explain --top 1 bom/Slip.java", 0,
-         r"rank: warning: .*bom/Slip\.java: starts with a UTF-8 BOM", r"bom/Slip\.java:1:8: '⇥' -> '␣'"),
+         r"rank: warning: .*bom/Slip\.java: starts with a UTF-8 BOM", r"bom/Slip\.java:1:9: '␣⇥' -> '␣'"),
     # 8. symbolic link loops
     Case("build-lm: a link loop", 8, "$B/build-lm --quiet --order 3 --output out/loop.bin loop", 1,
          r"build-lm: warning: loop/sub/back: symbolic link loop \(back to .*loop\); skipped$"),
@@ -229,7 +229,7 @@ def make_fixtures(root: Path) -> None:
     (root / "binary.bin").write_bytes(bytes(range(256)) * 8)
     (root / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
     for folder, text in (("crlf", SLIP.replace("\n", "\r\n")), ("cr", SLIP.replace("\n", "\r")),
-                         ("bom", "\ufeff" + SLIP.replace("package demo;", "package\tdemo;").replace("1 ;", "1;"))):
+                         ("bom", "\ufeff" + SLIP.replace("package demo;", "package \tdemo;").replace("1 ;", "1;"))):
         (root / folder).mkdir()
         (root / folder / "Slip.java").write_bytes(text.encode("utf-8"))
     for folder in ("five", "loop"):

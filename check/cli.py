@@ -38,6 +38,9 @@ COMMAND = "check"
 # interpolates the model with one of the repository's other files (left out by folds).
 LEARN = {"none": "file", "folder": "folder", "project": "project", "folder+project": "folder+project"}
 DEFAULT_LEARN = "folder"   # chosen by bin/check-bench (docs/check.md, "Learning the repository's style")
+# The error model (ranker/repairs.py): a repository's errors are of any kind (a space added to a space, a
+# line indented one column off), not only CodRep 2019's; and check/calibration.json is fitted on these scores.
+EDITS = "any"
 
 _worker: dict = {}   # per process: scorer, scheme, config, calibration, what was learned; set before forking
 
@@ -208,7 +211,7 @@ def _set_up(args, files) -> tuple[CheckRun, LanguageModel, dict]:
     if config.project and args.cluster:   # its models live in a temporary folder of this machine
         raise cli.CommandError(f"--learn {args.learn} learns its project models here; it cannot check with --cluster")
     # a project model is learned where the files are checked, on top of the general model's scorer
-    general = load(RankConfig(str(model)))[0] if config.project else None
+    general = load(RankConfig(str(model), edits=EDITS))[0] if config.project else None
     try:
         learned = learn([str(f) for f in files], lm, config, general, args.workers, max_bytes=args.max_bytes)
     except (KenlmError, OSError) as e:
@@ -222,7 +225,7 @@ def _install(job: dict) -> None:
     """Make this process ready to check files: the model loaded (once per process; forked workers share
     the parent's pages)."""
     general = job["learned"].general
-    scorer, lm = (general, general.general) if general is not None else load(RankConfig(job["model"]))
+    scorer, lm = (general, general.general) if general is not None else load(RankConfig(job["model"], edits=EDITS))
     _worker.update(job, scorer=scorer, scheme=get_scheme(lm.scheme))
 
 

@@ -4,9 +4,9 @@ Only line starts that lie in gaps count (never the inside of a comment, string o
 Javadoc's ' * ' lines are alignment, not indentation. A file is tab-indented when more of its indented
 code lines start with a tab than with a space; otherwise at least 80% of its space-indented lines must
 be indented by a whole number of units (alignment lines are not): 2 spaces, or 3, else 4 by convention.
-2 spaces become 4 when fewer than 10% of those lines sit at odd multiples of 2, or fewer than two at
-exactly 2; 4 become 8 likewise (5%, at least 20 lines): a 4-space file has its members at 4 and 12
-columns, a 2-space one at 2 and 6, an 8-space one nothing at 4 but alignment.
+2 spaces become 4 when fewer than 10% of those lines sit at odd multiples of 2, or none at exactly 2, or
+one while 80% sit at multiples of 4; 4 become 8 likewise (5%, at least 20 lines): a 4-space file has
+its members at 4 and 12 columns, a 2-space one at 2 and 6, an 8-space one nothing at 4 but alignment.
 """
 from __future__ import annotations
 
@@ -64,13 +64,16 @@ def indentation_of(indents: list[str]) -> Indentation:
         return Indentation("   ", len(widths))
     else:
         return Indentation(" " * DEFAULT_SPACES, len(widths))
-    # double the unit while its odd multiples (the odd levels) are rare, or nothing sits at one unit:
-    # then what sits there is alignment
+    # double the unit while its odd multiples (the odd levels) are rare, or nothing sits at one unit, or
+    # one line does and the doubled unit covers the others: then what sits there is alignment. (One line
+    # at one unit and the rest off the doubled unit's levels is a small file's first level:
+    # 'class A {\n  int x;\n}'.)
     at = Counter(widths)
     while unit < 8:
         whole = [w // unit for w in widths if w % unit == 0]
         odd = sum(1 for level in whole if level % 2) / max(1, len(whole))
-        if odd >= ODD_LEVELS[unit] and at[unit] >= 2 or (unit == 4 and len(whole) < MIN_LINES_FOR_8):
+        alignment = at[unit] == 0 or at[unit] == 1 and share(2 * unit, widths) >= COVERAGE
+        if odd >= ODD_LEVELS[unit] and not alignment or (unit == 4 and len(whole) < MIN_LINES_FOR_8):
             break
         unit *= 2
     return Indentation(" " * unit, len(widths))

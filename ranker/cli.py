@@ -26,6 +26,7 @@ from .explain import explain_json, explain_lines
 from .learn import METHODS, LearnConfig, Learned, learn
 from .learn import WEIGHT as LEARNED_WEIGHT
 from .rank import Style, rank_text, top_findings
+from .repairs import DEFAULT_EDITS, EDITS
 from .score import Scorer
 
 COMMAND = "rank"
@@ -47,13 +48,15 @@ class RankConfig:
     explain: bool = False
     json: bool = False
     max_bytes: int | None = cli.MAX_BYTES
+    edits: str = DEFAULT_EDITS
 
     def learning(self) -> LearnConfig:
         return LearnConfig(self.adapt, weight=self.project_weight)
 
     def signature(self, lm: LanguageModel) -> str:
         project = [("project", f"{Path(self.project_model).name}@{self.project_weight}")] if self.project_model else []
-        return signature(COMMAND, [*lm.describe(), *project, *self.learning().fields(), ("method", "repair")])
+        return signature(COMMAND, [*lm.describe(), *project, *self.learning().fields(), ("method", "repair"),
+                                   ("edits", self.edits)])
 
 
 _worker: dict = {}   # per process: config, scheme, what was learned; set before forking
@@ -75,6 +78,11 @@ def parser() -> cli.ArgumentParser:
                         "too (folder), the same minus the file's near-duplicates (folder-strict); from a model of "
                         "the other files interpolated with --model (project), both (folder+project); or none "
                         "(docs/detection.md compares them)")
+    p.add_argument("--edits", choices=list(EDITS), default=DEFAULT_EDITS,
+                   help="the error model: CodRep 2019's kinds of error (an inserted tab or line break before a "
+                        "token, a space inserted into or deleted from between two tokens, a deleted line break) "
+                        "are likely, other repairs rank only after them (codrep2019, the default); or every "
+                        "repair by its gain alone (any)")
     p.add_argument("--explain", action="store_true", help="print the top findings per file, linter style")
     p.add_argument("--json", action="store_true", help="with --explain: one JSON object per finding")
     cli.add_top(p, "print only the K best offsets (with --explain: findings; default 3)")
@@ -102,7 +110,7 @@ def load(cfg: RankConfig) -> tuple[Scorer, LanguageModel]:
     lm = LanguageModel(cfg.model)
     get_scheme(lm.scheme)   # an unknown scheme in the signature is an error naming it
     project = LanguageModel(cfg.project_model) if cfg.project_model else None
-    return Scorer(lm, project, cfg.project_weight), lm
+    return Scorer(lm, project, cfg.project_weight, cfg.edits), lm
 
 
 def _set_up(cfg: RankConfig, styles) -> None:
@@ -160,7 +168,7 @@ def main(argv=None) -> int:
     try:   # what is fatal first: then every input is checked against a model that works
         cfg = RankConfig(str(ensure_default_model(args.model)),
                          str(args.project_model) if args.project_model else None, weight,
-                         args.adapt, args.top, args.explain, args.json, args.max_bytes)
+                         args.adapt, args.top, args.explain, args.json, args.max_bytes, args.edits)
         if args.cluster:   # the workers load the model
             lm = LanguageModel(cfg.model)
             get_scheme(lm.scheme)

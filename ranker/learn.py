@@ -26,6 +26,7 @@ from parsing.schemes import get_scheme
 from unnatural import cli
 
 from .rank import Style
+from .repairs import DEFAULT_EDITS
 from .score import Scorer
 
 METHODS = ("none", "file", "folder", "folder-strict", "project", "folder+project")
@@ -111,16 +112,18 @@ def learn(paths: list[str], general: LanguageModel, config: LearnConfig, scorer:
         if scorer is None:
             raise ValueError("a project model is learned only where the files are ranked (give the scorer)")
         t0 = time.time()
-        out.scorers, out.fold = project_scorers(paths, general, config, workers, progress, max_bytes)
+        out.scorers, out.fold = project_scorers(paths, general, config, workers, progress, max_bytes,
+                                                scorer.edits)
         out.seconds["project"] = round(time.time() - t0, 2)
     return out
 
 
 def project_scorers(paths: list[str], general: LanguageModel, config: LearnConfig, workers: int | None = None,
-                    progress: bool = False, max_bytes: int | None = None) -> tuple[dict[int, Scorer], dict[str, int]]:
-    """For each fold, a scorer of the general model interpolated with a model of the other folds' files
-    (built by lm.build in a temporary folder, removed once the models are loaded: KenLM maps them); and
-    each path's fold."""
+                    progress: bool = False, max_bytes: int | None = None,
+                    edits: str = DEFAULT_EDITS) -> tuple[dict[int, Scorer], dict[str, int]]:
+    """For each fold, a scorer (error model `edits`) of the general model interpolated with a model of the
+    other folds' files (built by lm.build in a temporary folder, removed once the models are loaded: KenLM
+    maps them); and each path's fold."""
     from lm.build import EmptyCorpus, held_out_models   # the build pipeline: only when a project model is learned
     from lm.corpus import fold_of   # (tqdm: not when ranking files alone)
     files, fold = [], {}
@@ -137,5 +140,5 @@ def project_scorers(paths: list[str], general: LanguageModel, config: LearnConfi
                                         workers, progress)
         except EmptyCorpus:   # no file with a token: nothing to learn, the general model alone ranks
             return {}, fold
-        scorers = {f: Scorer(general, LanguageModel(m), config.weight) for f, m in models.items()}
+        scorers = {f: Scorer(general, LanguageModel(m), config.weight, edits) for f, m in models.items()}
     return scorers, fold

@@ -6,10 +6,11 @@
 // (ranker/habits.py), and FileRanker: a file's repairs, their gains, and which of them to rescore in full.
 //
 // Which to rescore: lm._native bounds each repair's gain from its changed symbol's score alone; the style
-// cache's and the habits' terms are exact then already. A repair is rescored in full only when its bound can
-// still reach what is asked: its offset's best gain so far (a full ranking needs every offset's best), and,
-// for the top K or the offsets with gain >= least, the K-th best gain found so far or `least`. Repairs are
-// taken in rounds, each offset's most promising first, so that the gains found prune the rest.
+// cache's, the habits' and the error model's terms are exact then already. A repair is rescored in full only
+// when its bound can still reach what is asked: its offset's best gain so far (a full ranking needs every
+// offset's best), and, for the top K or the offsets with gain >= least, the K-th best gain found so far or
+// `least`. Repairs are taken in rounds, each offset's most promising first, so that the gains found prune the
+// rest.
 // Built by `make setup`.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -57,14 +58,15 @@ class PlanTable {
   // Appends one plan's rows, and the habits of the observed gap; returns its id.
   int64_t add(const py::buffer &where, const py::buffer &w1, const py::buffer &second, const py::buffer &w2,
               const py::buffer &symbol, const py::buffer &empty, const py::buffer &breaks, const py::buffer &habits,
-              const py::buffer &observed_habits) {
+              const py::buffer &observed_habits, const py::buffer &edit) {
     View<int8_t> W(where, "where"), H(habits, "habits"), O(observed_habits, "observed_habits");
+    View<double> D(edit, "edit");
     View<uint32_t> W1(w1, "w1"), W2(w2, "w2");
     View<uint8_t> S(second, "second"), E(empty, "empty"), B(breaks, "breaks");
     View<int64_t> Y(symbol, "symbol");
     const size_t n = W.size();
     if (W1.size() != n * models_ || W2.size() != n * models_ || S.size() != n || E.size() != n || B.size() != n ||
-        Y.size() != n || H.size() != n * kHabits || O.size() != kHabits)
+        Y.size() != n || H.size() != n * kHabits || O.size() != kHabits || D.size() != n)
       throw std::invalid_argument("PlanTable.add: columns of one length (ids: one per model, habits: 4 per row)");
     observed_habits_.insert(observed_habits_.end(), O.data(), O.data() + kHabits);
     start.push_back(static_cast<int64_t>(where_.size()));
@@ -77,13 +79,15 @@ class PlanTable {
     breaks_.insert(breaks_.end(), B.data(), B.data() + n);
     symbol_.insert(symbol_.end(), Y.data(), Y.data() + n);
     habits_.insert(habits_.end(), H.data(), H.data() + n * kHabits);
+    edit_.insert(edit_.end(), D.data(), D.data() + n);
     return static_cast<int64_t>(start.size()) - 1;
   }
 
   size_t plans() const { return start.size(); }
   size_t rows() const { return where_.size(); }
 
-  // A column of some rows (for tests and the Python side): where, second, empty, breaks, symbol, w1, w2, habits.
+  // A column of some rows (for tests and the Python side): where, second, empty, breaks, symbol, w1, w2, habits,
+  // edit.
   py::object column(const std::string &name, const py::buffer &rows_buffer) const {
     View<int64_t> rows(rows_buffer, "rows");
     for (size_t i = 0; i < rows.size(); ++i)
@@ -102,6 +106,7 @@ class PlanTable {
     if (name == "w1") return pick(w1_, models_);
     if (name == "w2") return pick(w2_, models_);
     if (name == "habits") return pick(habits_, kHabits);
+    if (name == "edit") return pick(edit_, 1);
     throw std::invalid_argument("PlanTable: no column " + name);
   }
 
@@ -113,6 +118,7 @@ class PlanTable {
   std::vector<int64_t> symbol_;
   std::vector<int8_t> habits_;
   std::vector<int8_t> observed_habits_;   // per plan: the habits of the gap itself
+  std::vector<double> edit_;   // per row: log10 prior of the error it undoes (ranker/repairs.py's edit_priors)
 };
 
 // How often each int64 key occurs: sorted keys and their counts, owned or viewed (a folder's tables).
@@ -647,13 +653,13 @@ class FileRanker {
     int64_t row;          // ... and its repair
   };
 
-  // A repair's gain from its n-gram gain (or bound): the style cache's term, then the habits' (the order
-  // in which the Python ranker added them).
+  // A repair's gain from its n-gram gain (or bound): the style cache's term, then the habits', then the
+  // prior of the error it undoes (each exact before rescoring).
   double Gain(size_t r, double lm) const {
     double g = lm;
     if (cache_) g = g + adapt_[r];
     if (habits_) g = g + habit_[r];
-    return g;
+    return g + table_->edit_[rows_[r]];
   }
 
   // What a gain must reach to matter beyond its own offset: least, and the K-th best gain found so far.
@@ -699,7 +705,7 @@ class FileRanker {
     for (size_t i = 0; i < picks.size(); ++i) {
       const int64_t r = picks[i];
       const double must = std::max(need, offsets_[offset_of_[r]].best);
-      targets[i] = must == kNone ? kNone : ((must - adapt_[r]) - habit_[r]) - kMargin;
+      targets[i] = must == kNone ? kNone : (((must - table_->edit_[rows_[r]]) - adapt_[r]) - habit_[r]) - kMargin;
     }
     return py::make_tuple(to_array(picks), to_array(targets));
   }
@@ -804,7 +810,8 @@ PYBIND11_MODULE(_native, m) {
   py::class_<PlanTable, std::shared_ptr<PlanTable>>(m, "PlanTable")
       .def(py::init<int>(), py::arg("models"))
       .def("add", &PlanTable::add, py::arg("where"), py::arg("w1"), py::arg("second"), py::arg("w2"),
-           py::arg("symbol"), py::arg("empty"), py::arg("breaks"), py::arg("habits"), py::arg("observed_habits"))
+           py::arg("symbol"), py::arg("empty"), py::arg("breaks"), py::arg("habits"), py::arg("observed_habits"),
+           py::arg("edit"))
       .def_property_readonly("plans", &PlanTable::plans)
       .def_property_readonly("rows", &PlanTable::rows)
       .def("start", [](const PlanTable &t, int64_t p) { return t.start.at(p); })

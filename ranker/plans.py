@@ -18,7 +18,7 @@ from parsing.schemes import gap_symbol
 
 from ._native import PlanTable
 from .habits import habit_values
-from .repairs import gap_edits
+from .repairs import edit_priors, gap_edits
 from .symbols import symbol_ids
 
 GapKind = tuple[str, str, "str | None", "str | None"]
@@ -28,10 +28,11 @@ class RepairPlans:
     """Plans by kind of gap, for one scorer (the ids are its models'): their rows in a PlanTable
     (ranker/native.cpp: where each repair points, the KenLM ids of its gap symbol and of the next newline
     gap's new symbol, its interned symbol, whether it empties the gap or starts with a line break, its
-    whitespace habits), and each row's repaired text here."""
+    whitespace habits, the prior of the error it undoes), and each row's repaired text here."""
 
-    def __init__(self, ids, models: int):
+    def __init__(self, ids, models: int, other_edit: float = 0.0):
         self._ids = ids          # list[str] -> array of KenLM ids, `models` per symbol
+        self._other_edit = other_edit   # log10 prior of a repair undoing no CodRep 2019 kind of error
         self._index: dict[GapKind, int] = {}
         self.table = PlanTable(models)
         self.repaired: list[str] = []   # per row: the repaired gap text
@@ -70,6 +71,7 @@ class RepairPlans:
             symbol=symbol_ids(symbols), empty=array("B", [not r for r in repaired]),
             breaks=array("B", [r[:1] in ("\n", "\r") for r in repaired]),
             # the file's unit is part of the kind of gap, so the habits of each repair are fixed here
-            habits=habit_values(repaired, unit), observed_habits=habit_values([gap], unit))
+            habits=habit_values(repaired, unit), observed_habits=habit_values([gap], unit),
+            edit=edit_priors(gap, edits, self._other_edit))
         self.repaired.extend(repaired)
         return plan

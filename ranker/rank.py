@@ -128,7 +128,7 @@ def joinable_gaps(stream) -> array:
     out = array("B", [1]) * (len(starts) + 1)
     # only a one-character gap can be emptied by one edit
     for i in [i for i, (s, e) in enumerate(zip(starts[1:], ends), 1) if s - e == 1]:
-        out[i] = joinable(texts[i - 1][-3:], texts[i][:3])
+        out[i] = joinable(texts[i - 1], texts[i][:3])
     return out
 
 

@@ -16,16 +16,20 @@ from parsing.schemes import Scheme
 from parsing.tokens import TokenStream
 
 from .plans import RepairPlans
+from .repairs import DEFAULT_EDITS, EDITS
 
 
 class Scorer:
-    """One KenLM model, or a general model interpolated with a project model."""
+    """One KenLM model, or a general model interpolated with a project model; and the error model that
+    weighs each repair (ranker/repairs.py's EDITS)."""
 
-    def __init__(self, general: LanguageModel, project: LanguageModel | None = None, weight: float = 0.0):
-        self.general, self.project, self.weight = general, project, weight
+    def __init__(self, general: LanguageModel, project: LanguageModel | None = None, weight: float = 0.0,
+                 edits: str = DEFAULT_EDITS):
+        self.general, self.project, self.weight, self.edits = general, project, weight, edits
         self.scheme = general.scheme
         self.native = general.mixture(project, weight)
-        self.plans = RepairPlans(self.ids, self.native.models)   # repairs by kind of gap, for these models
+        # repairs by kind of gap, for these models
+        self.plans = RepairPlans(self.ids, self.native.models, EDITS[edits])
 
     def ids(self, symbols: list[str]) -> array:
         """KenLM word ids: one row per symbol, one column per model (flat, row-major)."""

@@ -16,7 +16,7 @@ from parsing.schemes import gap_symbol
 from parsing.style import mixed
 from ranker.cache import REACHES
 from ranker.habits import ENDING, ENDINGS, HEADS, PRIORS, STRENGTH
-from ranker.repairs import FIRST, LAST, gap_edits, joinable
+from ranker.repairs import DEFAULT_EDITS, EDITS, FIRST, LAST, codrep_edit, gap_edits, joinable
 from ranker.score import next_newline_gaps
 
 
@@ -152,7 +152,7 @@ class Habits:
 
 
 def rank(scheme, text, general, project=None, weight=0.0, adapt=True, folder=None, exclude=None, alpha=1.0,
-         folder_habits=None):
+         folder_habits=None, edits=DEFAULT_EDITS):
     """[(offset, score)] best first, every candidate offset, as the ranker did before."""
     if project is not None and weight <= 0:
         project = None
@@ -181,7 +181,7 @@ def rank(scheme, text, general, project=None, weight=0.0, adapt=True, folder=Non
             offset = edit_offset(where, start, end)
             if offset > len(text):
                 continue
-            if 0 < i < len(stream) and not repaired and not joinable(stream.token_text(i - 1)[-3:], stream.token_text(i)[:3]):
+            if 0 < i < len(stream) and not repaired and not joinable(stream.token_text(i - 1), stream.token_text(i)[:3]):
                 continue    # the two tokens would read as one
             if i > 0 and stream.kinds[i - 1] == "line_comment" and repaired[:1] not in ("\n", "\r"):
                 continue    # what follows would join the comment
@@ -198,6 +198,7 @@ def rank(scheme, text, general, project=None, weight=0.0, adapt=True, folder=Non
             if habits is not None:
                 own = habit_values(gap, unit) if adapt else None
                 delta += habits.log10(habit_values(repaired, unit), own) - habits.log10(habit_values(gap, unit), own)
+            delta += 0.0 if codrep_edit(gap, repaired) else EDITS[edits]   # the error model's prior
             if offset not in best or delta > best[offset][1]:
                 best[offset] = (offset, delta)
     return sorted(best.values(), key=lambda f: (-f[1], f[0]))

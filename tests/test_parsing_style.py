@@ -44,6 +44,21 @@ def test_alignment_lines_do_not_change_the_unit():
     assert detect_indentation(tokenize(text)).unit == "    "
 
 
+@pytest.mark.parametrize("text, unit", [
+    # a small file's one line at 2 columns is its first level, unless the other lines sit at levels of 4
+    ("class A {\n  int x;\n}\n", "  "),
+    ("class A {\n  int x = f(a,\n      b);\n}\n", "  "),
+    ("class A {\n" + "    int x;\n" * 9 + "  int y;\n}\n", "    "),
+    ("class A {\n    int x;\n}\n", "    "),
+    ("class A {\n    int x = f(a,\n      b);\n}\n", "    "),   # nothing at 2 columns: alignment
+    # one line at 4 columns among 8-column levels that are not 80% of the lines: 4 spaces
+    ("class A {\n" + "        int x;\n" * 14 + "            int y;\n" * 6 + "    int z;\n" + "      f(a,\n" * 6
+     + "}\n", "    "),
+])
+def test_a_lone_line_at_one_unit(text, unit):
+    assert detect_indentation(tokenize(text)).unit == unit
+
+
 def test_majority_weighs_indented_lines():
     assert majority_indentation([Indentation("\t", 50), Indentation("    ", 10), Indentation("    ", 10)]).unit == "\t"
     assert majority_indentation([]).unit == "    "

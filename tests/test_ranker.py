@@ -218,15 +218,16 @@ def test_folder_rankings_equal_the_plain_python_ranker(tiny_corpus, lmplz_availa
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("clean, broken, answer_of", [
-    ("int x = 1;", "int x  = 1;", lambda b: b.index("x  =") + 3),       # inserted space -> its offset
-    ("x = a + b;", "x = a +b;", lambda b: b.index("+b") + 2),            # deleted space -> next token
-    ("        }\n    }", "        }\n    \t}", lambda b: b.index("\t") + 1),   # tab pushed before a token
+@pytest.mark.parametrize("clean, broken, answer_of, edits", [
+    # a space added to a space: not one of CodRep 2019's kinds of error, found by its gain alone
+    ("int x = 1;", "int x  = 1;", lambda b: b.index("x  =") + 3, "any"),   # inserted space -> its offset
+    ("x = a + b;", "x = a +b;", lambda b: b.index("+b") + 2, "codrep2019"),   # deleted space -> next token
+    ("        }\n    }", "        }\n    \t}", lambda b: b.index("\t") + 1, "codrep2019"),   # tab before a token
 ])
-def test_injected_error_is_ranked_first(tiny_model, clean, broken, answer_of):
+def test_injected_error_is_ranked_first(tiny_model, clean, broken, answer_of, edits):
     text = TINY_JAVA["A.java"].replace(clean, broken)
     assert text != TINY_JAVA["A.java"]
-    ranked = rank_text(Scorer(LanguageModel(tiny_model)), get_scheme("kind"), text, "t", adapt=False)
+    ranked = rank_text(Scorer(LanguageModel(tiny_model), edits=edits), get_scheme("kind"), text, "t", adapt=False)
     offsets = ranked.offsets().tolist()
     assert sorted(offsets) == list(range(1, len(text) + 1))   # a full ranking of 1..n
     assert offsets[0] == answer_of(text)
@@ -312,3 +313,17 @@ def test_ranking_a_file_imports_neither_numpy_nor_kenlm(tiny_model, tmp_path):
             "print(sorted(m for m in ('numpy', 'kenlm', 'tqdm') if m in sys.modules), file=sys.stderr)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stderr.strip().splitlines()[-1] == "[]" and str(f) in out.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("edits, first", [
+    ("any", "x  ="),           # the double space, by its gain alone
+    ("codrep2019", "+b"),      # the deleted space: CodRep 2019 never adds a space to a space
+])
+def test_error_model_ranks_codrep_kinds_first(tiny_model, edits, first):
+    """A file with two oddities, a double space (not one of CodRep 2019's kinds of error) and a deleted
+    space (one of them): the error model decides which is blamed first."""
+    text = TINY_JAVA["A.java"].replace("int x = 1;", "int x  = 1;").replace("a + b", "a +b")
+    ranked = rank_text(Scorer(LanguageModel(tiny_model), edits=edits), get_scheme("kind"), text, "t", adapt=False)
+    answer = text.index(first) + (3 if first == "x  =" else 2)
+    assert ranked.offsets()[0] == answer

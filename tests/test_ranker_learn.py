@@ -125,13 +125,13 @@ def test_a_file_alone_in_its_fold_gets_no_project_model_that_saw_it(tiny_model, 
 @pytest.mark.parametrize("method", ["project", "folder+project"])
 def test_learned_rankings_find_the_error(tiny_model, tmp_path, method):
     paths = repository(tmp_path / "repo")
-    broken = read_source(paths[3]).replace("\t\treturn a;", "\t\treturn  a;")
+    broken = read_source(paths[3]).replace("\t\treturn a;", "\t\treturn \ta;")
     (tmp_path / "repo" / "R3.java").write_text(broken)
     general = LanguageModel(tiny_model)
     learned = learn(paths, general, LearnConfig(method, order=3), Scorer(general), workers=1)
     ranked = rank_text(learned.scorer(paths[3]), get_scheme(general.scheme), broken, paths[3], learned.adapt,
                        learned.style(paths[3]))
-    assert ranked.candidates[0] == broken.index("  a;") + 2
+    assert ranked.candidates[0] == broken.index("\ta;") + 1
 
 
 @pytest.mark.slow

@@ -7,7 +7,7 @@ from lm.model import LanguageModel
 from parsing.java import parse, tokenize
 from parsing.schemes import get_scheme
 from ranker.rank import rank_text
-from ranker.repairs import joinable
+from ranker.repairs import codrep_edit, joinable
 from ranker.score import Scorer
 
 
@@ -18,10 +18,28 @@ from ranker.score import Scorer
     (">", ">=", False), ("/", "/", False), ("/", "*", False), ("*", "/", False), ("String", "...", True),
     (":", ":", False), ("&", "&", False), ("1", ".5", False), (".", "5", False), ("x", ".", True),
     ("'a'", "'b'", False), ('""', '"x"', False), ("@", "Override", True), ("=", "-", True),
-    ("ü", "x", False), ("]", "[", True),
+    ("ü", "x", False), ("]", "[", True), ("be5", ".", True), ("log4j", ".", True), ("x1", ".5", True),
+    ("0x1F", ".", False), ("1_000", ".", False), (".5", ".", False),
 ])
 def test_joinable(left, right, ok):
-    assert joinable(left[-3:], right[:3]) == ok
+    assert joinable(left, right[:3]) == ok
+
+
+@pytest.mark.parametrize("observed, repaired, codrep", [
+    ("\n    \t", "\n    ", True),    # a tab inserted before a token
+    ("\t", "", True), ("\n", "", True), (" \n", " ", True),   # a tab or line break inserted into a gap
+    ("\t ", " ", True),              # a tab at the start of a gap without a line break ('package\t com')
+    (" ", "", True), ("", " ", True), # a space inserted into an empty gap, a one-space gap emptied
+    ("    ", "\n    ", True), ("", "\n", True),   # the only line break of a gap deleted
+    ("  ", " ", False), ("   ", "  ", False),      # a space taken out of a longer run
+    ("\n     ", "\n    ", False),   # indentation moved by one column
+    ("\n", " ", False), ("\t", " ", False),   # replacements
+    ("\n\n    ", "\n    ", False),  # a blank line taken out
+    ("\t\n    ", "\n    ", False),  # a trailing tab taken out
+    ("", "\t", False), ("\n    ", "    ", False), ("\n    ", "\n\n    ", False),
+])
+def test_codrep_edit(observed, repaired, codrep):
+    assert codrep_edit(observed, repaired) == codrep
 
 
 def tokens(text):
