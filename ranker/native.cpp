@@ -590,15 +590,13 @@ class FileRanker {
       if (r < 0 || static_cast<size_t>(r) >= rows_.size()) throw std::out_of_range("take: no such repair");
       gain_[r] = Gain(r, D[i]);
     }
-    for (Offset &o : offsets_) {   // each offset's best so far (ties: planned first)
-      o.best = kNone;
-      o.row = -1;
-      for (int64_t i = o.begin; i < o.end; ++i) {
-        const int64_t r = by_offset_[i];
-        if (!std::isnan(gain_[r]) && (gain_[r] > o.best || (gain_[r] == o.best && r < o.row))) {
-          o.best = gain_[r];
-          o.row = r;
-        }
+    // the best so far of the offsets these repairs blame (ties: planned first); the others' stay as they were
+    for (size_t i = 0; i < S.size(); ++i) {
+      const int64_t r = S[i];
+      Offset &o = offsets_[offset_of_[r]];
+      if (gain_[r] > o.best || (gain_[r] == o.best && r < o.row)) {
+        o.best = gain_[r];
+        o.row = r;
       }
     }
     return Select();
