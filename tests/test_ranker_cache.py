@@ -57,7 +57,7 @@ def test_folder_counts_add_evidence_and_strict_drops_near_duplicates(tmp_path):
         paths.append(str(tmp_path / name))
     loose = folder_style(paths, KIND, strict=False)(paths[0])
     strict = folder_style(paths, KIND, strict=True)(paths[0])
-    own_a = StyleCounts([syms(a)], wide=True)
+    own_a = StyleCounts([syms(a)])
     for reach in REACHES:
         ctx = wide(a, "(", "ID", reach)
         assert ctx == wide(b, "(", "ID", reach)   # the same construct, written apart in b
@@ -78,7 +78,7 @@ def test_shared_folder_counts_drop_only_contexts_seen_once():
     evidence): dropping it changes no evidence, with the file itself excluded as folder_cache does by default."""
     texts = ["class A { void g() { f( x ); } int y; }", "class B { void g() { f( x ); } long z; }",
              "class C { void g() { f(x); } }"]
-    full, shared = StyleCounts([syms(t) for t in texts], wide=True), StyleCounts([syms(t) for t in texts], wide=True, shared=True)
+    full, shared = StyleCounts([syms(t) for t in texts]), StyleCounts([syms(t) for t in texts], shared=True)
     assert sum(len(t.keys) for t in shared.tables()) < sum(len(t.keys) for t in full.tables())
     ctx = wide(texts[0], "(", "ID", REACHES[0])
     assert shared.count(ctx, "·s1") == full.count(ctx, "·s1") == 2
@@ -89,7 +89,7 @@ def test_shared_folder_counts_drop_only_contexts_seen_once():
         gaps = np.arange(len(s) // 2)
         for symbol in ("·", "·s1", "∅"):
             ids = symbol_ids([symbol] * len(gaps))
-            expected = evidence(folder_cache(symbol_ids(s), full, StyleCounts([s], wide=True)), gaps, ids)
+            expected = evidence(folder_cache(symbol_ids(s), full, StyleCounts([s])), gaps, ids)
             got = evidence(folder_cache(symbol_ids(s), shared, None), gaps, ids)
             assert all(np.array_equal(e, g) for e, g in zip(expected, got))
 
@@ -107,7 +107,7 @@ def test_a_file_with_a_bom_is_learned_as_it_is_ranked(tmp_path):
     gaps = np.arange((len(s) + 1) // 2)
     ids = symbol_ids(s[0::2])
     got = evidence(folder_cache(symbol_ids(s), style.folder, style.exclude), gaps, ids)
-    expected = evidence(folder_cache(symbol_ids(s), StyleCounts([syms(texts[1])], wide=True), StyleCounts(wide=True)),
+    expected = evidence(folder_cache(symbol_ids(s), StyleCounts([syms(texts[1])]), StyleCounts()),
                         gaps, ids)
     assert all(np.array_equal(g, e) for g, e in zip(got, expected))
 
