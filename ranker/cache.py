@@ -27,7 +27,7 @@ import hashlib
 
 import numpy as np
 
-from ._native import StyleCache
+from ._native import StyleCache, wide_contexts as native_wide_contexts
 from .symbols import PAD, intern as _intern, symbol_ids, symbol_names
 
 # Tokens a side of the folder's wide contexts, one level each. Chosen on the development sets (MRR / AUC,
@@ -61,9 +61,6 @@ def symbol_hashes(ids: np.ndarray) -> np.ndarray:
     return all_symbol_hashes()[ids]
 
 
-_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)   # odd: multiplying by it permutes the 64-bit values
-
-
 # A wide (context, gap symbol) pair is one int64: the context's hash in the high 40 bits, the symbol text's
 # hash in the low 24, so that a context's pairs are neighbours in a sorted table (a folder of 5,000 files
 # has about 10 million contexts: a few dozen pairs of them may share 40 bits; a few hundred gap symbols, 24).
@@ -72,18 +69,11 @@ _SYMBOL_PART = np.uint64((1 << 24) - 1)
 
 def wide_contexts(ids: np.ndarray) -> list[np.ndarray]:
     """For each gap of a stream, per reach R of REACHES: a hash of the R tokens before it and the R after
-    it ('|' past the ends), in the high 40 bits of an int64 (the low 24 are zero)."""
-    tokens = symbol_hashes(np.asarray(ids, dtype=np.int64)[1::2])
-    pad = symbol_hashes(np.array([PAD]))[0]
-    out = []
-    with np.errstate(over="ignore"):
-        for reach in REACHES:
-            padded = np.concatenate((np.full(reach, pad), tokens, np.full(reach, pad)))
-            h = np.full(len(tokens) + 1, np.uint64(reach))
-            for j in range(2 * reach):   # gap i: tokens i-R .. i+R-1
-                h = h * _MULTIPLIER + padded[j:j + len(tokens) + 1]
-            out.append((h & ~_SYMBOL_PART).view(np.int64))
-    return out
+    it ('|' past the ends), in the high 40 bits of an int64 (the low 24 are zero): ranker/native.cpp's
+    wide_contexts, which the StyleCache hashes a file's contexts with."""
+    tokens = np.ascontiguousarray(symbol_hashes(np.asarray(ids, dtype=np.int64)[1::2])).view(np.int64)
+    pad = int(symbol_hashes(np.array([PAD])).view(np.int64)[0])
+    return [np.frombuffer(native_wide_contexts(tokens, reach, pad), dtype=np.int64) for reach in REACHES]
 
 
 def _wide_keys(contexts: np.ndarray, symbol_hash: np.ndarray) -> np.ndarray:

@@ -16,7 +16,7 @@ from ranker.explain import show_gap
 from ranker.folder import folder_style
 from ranker.score import Scorer, score_stream
 
-from conftest import TINY_JAVA, run_rank
+from conftest import TINY_JAVA, data_path, run_rank
 
 KIND = get_scheme("kind")
 
@@ -205,3 +205,37 @@ def test_every_adaptation_gives_a_full_ranking(tiny_model, tmp_path, adapt):
         offsets = [int(x) for x in line.split()[1:]]
         assert sorted(offsets) == list(range(1, len(text) + 1))
         assert offsets[0] == text.index("  {\n") + 2    # the inserted space is found
+
+
+def wide_contexts_numpy(ids):
+    """ranker/cache.py's wide_contexts as it was written with numpy, before the folder's and the file's
+    contexts shared ranker/native.cpp's."""
+    from ranker.cache import _SYMBOL_PART, symbol_hashes
+    from ranker.symbols import PAD
+    tokens = symbol_hashes(np.asarray(ids, dtype=np.int64)[1::2])
+    pad = symbol_hashes(np.array([PAD]))[0]
+    out = []
+    with np.errstate(over="ignore"):
+        for reach in REACHES:
+            padded = np.concatenate((np.full(reach, pad), tokens, np.full(reach, pad)))
+            h = np.full(len(tokens) + 1, np.uint64(reach))
+            for j in range(2 * reach):
+                h = h * np.uint64(0x9E3779B97F4A7C15) + padded[j:j + len(tokens) + 1]
+            out.append((h & ~_SYMBOL_PART).view(np.int64))
+    return out
+
+
+@pytest.mark.parametrize("text", ["", "x", "class A {}", "class A { int x; }", *TINY_JAVA.values()])
+def test_wide_contexts_are_the_numpy_ones(text):
+    from ranker.cache import wide_contexts
+    ids = symbol_ids(syms(text))
+    for fast, plain in zip(wide_contexts(ids), wide_contexts_numpy(ids), strict=True):
+        assert fast.tolist() == plain.tolist() and len(fast) == len(ids) // 2 + 1
+
+
+def test_wide_contexts_are_the_numpy_ones_on_real_files():
+    from ranker.cache import wide_contexts
+    folder = data_path("codrep2019", "validation")
+    for n in range(0, 1000, 50):   # 20 files, of the split's different base files
+        ids = symbol_ids(get_scheme("kind-units").symbols(tokenize((folder / f"{n}.txt").read_text())))
+        assert [a.tolist() for a in wide_contexts(ids)] == [a.tolist() for a in wide_contexts_numpy(ids)]
