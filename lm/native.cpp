@@ -318,6 +318,7 @@ class Rescorer {
     w2_.assign(W2.data(), W2.data() + count * m);
     segment_slots_ = Slots(count);
     first_slots_ = Slots(count);
+    first_at_.assign(count, nullptr);
   }
 
   size_t size() const { return k1_.size(); }
@@ -334,7 +335,9 @@ class Rescorer {
       const Scored &s = *scored_;
       for (size_t r = 0; r < count; ++r) {
         const int64_t k = k1_[r], kk = k2_[r];
-        first[r] = FindFirst(k, &w1_[r * m], true)->score;
+        const First *one = FindFirst(k, &w1_[r * m], true);
+        first_at_[r] = one;
+        first[r] = one->score;
         const int64_t hi1 = std::min(end_ - 1, k + reach_);
         double rest = 0;
         if (kk < 0 || kk <= hi1) {
@@ -378,7 +381,8 @@ class Rescorer {
         const size_t r = static_cast<size_t>(rows[i]);
         const int64_t k = k1_[r], kk = k2_[r];
         const WordIndex *a = &w1_[r * m], *b = &w2_[r * m];
-        const Segment *one = target[i] == -kInfinity ? &Get(k, a) : Reach(k, a, kk, target[i]);
+        const First *start = first_at_[r];
+        const Segment *one = target[i] == -kInfinity ? &Get(k, a, -1, nullptr, start) : Reach(k, a, kk, target[i], start);
         if (!one) {   // cannot reach its target
           delta[i] = -kInfinity;
           first[i] = std::numeric_limits<double>::quiet_NaN();
@@ -394,7 +398,7 @@ class Rescorer {
             for (size_t t = 0; t < two.length; ++t) d += terms_[two.terms + t];
           }
         } else {   // the two changes' effects overlap: one segment with both
-          const Segment &both = Get(k, a, kk, b);
+          const Segment &both = Get(k, a, kk, b, start);
           for (size_t t = 0; t < both.length; ++t) d += terms_[both.terms + t];
         }
         delta[i] = d;
@@ -483,14 +487,16 @@ class Rescorer {
     return segments_.back();
   }
 
-  // The effect of changing symbol k to w (and, when kk >= 0, symbol kk to w2 on the way).
-  const Segment &Get(int64_t k, const WordIndex *w, int64_t kk = -1, const WordIndex *w2 = nullptr) {
+  // The effect of changing symbol k to w (and, when kk >= 0, symbol kk to w2 on the way). `start`: the
+  // change's First, when bounds() found it already (else it is looked for here).
+  const Segment &Get(int64_t k, const WordIndex *w, int64_t kk = -1, const WordIndex *w2 = nullptr,
+                     const First *start = nullptr) {
     uint64_t h;
     size_t slot;
     Segment probe = Probe(k, w, kk, w2, &h, &slot);
     if (segment_slots_.At(slot) >= 0) return segments_[segment_slots_.At(slot)];
     probe.terms = terms_.size();
-    const First *start = FindFirst(k, w, false);
+    if (!start) start = FindFirst(k, w, false);
     probe.first = mixture_.Run(*scored_, k, w, kk, w2, [&](double term, int64_t) {
       terms_.push_back(term);
       return true;
@@ -501,7 +507,7 @@ class Rescorer {
   // The effect of changing symbol k to w, as Get, unless the repair (with its second change at kk, if any)
   // cannot reach `target`: its differences so far plus minus the observed score of every symbol left that
   // either change can reach fall short (nullptr then; not remembered).
-  const Segment *Reach(int64_t k, const WordIndex *w, int64_t kk, double target) {
+  const Segment *Reach(int64_t k, const WordIndex *w, int64_t kk, double target, const First *start) {
     uint64_t h;
     size_t slot;
     Segment probe = Probe(k, w, -1, nullptr, &h, &slot);
@@ -518,7 +524,7 @@ class Rescorer {
     probe.terms = terms_.size();
     double sum = 0;
     bool short_of = false;
-    const First *start = FindFirst(k, w, false);
+    if (!start) start = FindFirst(k, w, false);
     probe.first = mixture_.Run(s, k, w, -1, nullptr, [&](double term, int64_t t) {
       terms_.push_back(term);
       sum += term;
@@ -547,6 +553,7 @@ class Rescorer {
   Slots segment_slots_, first_slots_;
   std::deque<Segment> segments_;   // a deque: references handed out stay valid as it grows
   std::deque<First> firsts_;       // a deque: pointers handed out stay valid as it grows
+  std::vector<const First *> first_at_;   // per repair: its changed symbol's First (bounds() finds them)
   std::vector<double> terms_;
   std::vector<double> rest_;       // Reach's bounds of what is left after each position
 };

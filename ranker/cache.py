@@ -27,8 +27,8 @@ import hashlib
 
 import numpy as np
 
-from ._native import StyleCache
-from .symbols import BOS, EOS, MASK as _MASK, PAD, SYMBOL_BITS, intern as _intern, symbol_ids, symbol_names
+from ._native import StyleCache, wide_contexts as native_wide_contexts
+from .symbols import PAD, intern as _intern, symbol_ids, symbol_names
 
 # Tokens a side of the folder's wide contexts, one level each. Chosen on the development sets (MRR / AUC,
 # means of the 7 sets; docs/detection.md): on subsets of 150 tasks + 150 clean files each, 3: 0.9568 /
@@ -61,19 +61,6 @@ def symbol_hashes(ids: np.ndarray) -> np.ndarray:
     return all_symbol_hashes()[ids]
 
 
-_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)   # odd: multiplying by it permutes the 64-bit values
-
-
-def narrow_contexts(ids: np.ndarray) -> np.ndarray:
-    """For each gap of a stream (`ids`: its 2n+1 symbol ids), the token before and the token after it
-    ('<s>' and '</s>' at the ends), packed into one int64. Coarser contexts (only one side) were tried
-    and hurt: they override the n-gram model's context-specific prediction."""
-    tokens = np.asarray(ids, dtype=np.int64)[1::2]
-    before = np.concatenate(([BOS], tokens))
-    after = np.concatenate((tokens, [EOS]))
-    return before << SYMBOL_BITS | after
-
-
 # A wide (context, gap symbol) pair is one int64: the context's hash in the high 40 bits, the symbol text's
 # hash in the low 24, so that a context's pairs are neighbours in a sorted table (a folder of 5,000 files
 # has about 10 million contexts: a few dozen pairs of them may share 40 bits; a few hundred gap symbols, 24).
@@ -82,18 +69,11 @@ _SYMBOL_PART = np.uint64((1 << 24) - 1)
 
 def wide_contexts(ids: np.ndarray) -> list[np.ndarray]:
     """For each gap of a stream, per reach R of REACHES: a hash of the R tokens before it and the R after
-    it ('|' past the ends), in the high 40 bits of an int64 (the low 24 are zero)."""
-    tokens = symbol_hashes(np.asarray(ids, dtype=np.int64)[1::2])
-    pad = symbol_hashes(np.array([PAD]))[0]
-    out = []
-    with np.errstate(over="ignore"):
-        for reach in REACHES:
-            padded = np.concatenate((np.full(reach, pad), tokens, np.full(reach, pad)))
-            h = np.full(len(tokens) + 1, np.uint64(reach))
-            for j in range(2 * reach):   # gap i: tokens i-R .. i+R-1
-                h = h * _MULTIPLIER + padded[j:j + len(tokens) + 1]
-            out.append((h & ~_SYMBOL_PART).view(np.int64))
-    return out
+    it ('|' past the ends), in the high 40 bits of an int64 (the low 24 are zero): ranker/native.cpp's
+    wide_contexts, which the StyleCache hashes a file's contexts with."""
+    tokens = np.ascontiguousarray(symbol_hashes(np.asarray(ids, dtype=np.int64)[1::2])).view(np.int64)
+    pad = int(symbol_hashes(np.array([PAD])).view(np.int64)[0])
+    return [np.frombuffer(native_wide_contexts(tokens, reach, pad), dtype=np.int64) for reach in REACHES]
 
 
 def _wide_keys(contexts: np.ndarray, symbol_hash: np.ndarray) -> np.ndarray:
@@ -122,14 +102,14 @@ class _Counts:
 
 
 class StyleCounts:
-    """Gap symbol counts per context: the narrow one (a file's own counts), or when `wide`, each of
-    REACHES (a folder's; a context's total is the sum of its keys' counts)."""
+    """A folder's gap symbol counts per wide context, one level per reach of REACHES (a context's total is
+    the sum of its keys' counts). (A file's own counts, in the narrow context, are the StyleCache's.)"""
 
-    def __init__(self, streams: list[list[str]] = (), wide: bool = False, shared: bool = False):
-        """`shared` (wide counts of a folder): keep only the contexts seen more than once. A context seen
-        once is only ever the gap under test's own, which is left out of its evidence: the folder's table
-        loses nothing and shrinks by half to three quarters."""
-        self.wide, self.shared = wide, shared
+    def __init__(self, streams: list[list[str]] = (), shared: bool = False):
+        """`shared`: keep only the contexts seen more than once. A context seen once is only ever the gap
+        under test's own, which is left out of its evidence: the folder's table loses nothing and shrinks
+        by half to three quarters."""
+        self.shared = shared
         self._streams: list[list[np.ndarray]] = []   # per stream, per level: (context, symbol) keys
         self._tables = None
         for syms in streams:
@@ -137,49 +117,29 @@ class StyleCounts:
 
     @property
     def levels(self) -> int:
-        return len(REACHES) if self.wide else 1
+        return len(REACHES)
 
     def add(self, syms: list[str]) -> None:
         self.add_ids(symbol_ids(syms))
 
     def add_ids(self, ids, contexts: list[np.ndarray] | None = None) -> None:
-        """Count a stream (`ids`: its 2n+1 symbol ids), whose contexts at this object's levels are
-        `contexts` when the caller has them."""
-        ids = np.asarray(ids, dtype=np.int64)
-        if self.wide:
-            self.add_keys(wide_keys(ids, contexts))
-        else:
-            self.add_keys([(narrow_contexts(ids) if contexts is None else contexts[0]) << SYMBOL_BITS | ids[0::2]])
+        """Count a stream (`ids`: its 2n+1 symbol ids), whose `wide_contexts` are `contexts` when the
+        caller has them."""
+        self.add_keys(wide_keys(np.asarray(ids, dtype=np.int64), contexts))
 
     def add_keys(self, keys: list[np.ndarray]) -> None:
         """Count a stream's (context, gap symbol) keys, one array per level (`wide_keys`, for wide counts)."""
         self._streams.append(keys)
         self._tables = None
 
-    # Pickled (to a cluster worker: bin/rank --cluster --adapt folder): wide keys are hashes of symbol
-    # texts, the same in every process; narrow keys hold this process's symbol ids, so they travel with
-    # the symbols they use and are interned anew.
+    # Pickled (to a cluster worker: bin/rank --cluster --adapt folder) as they are: the keys are hashes of
+    # symbol texts, the same in every process.
     def __getstate__(self) -> dict:
-        state = {"wide": self.wide, "shared": self.shared, "keys": self._streams}
-        if not self.wide:
-            keys = [s[0] for s in self._streams] + [np.zeros(0, np.int64)]
-            used = np.unique(np.concatenate([k >> 2 * SYMBOL_BITS for k in keys] + [k >> SYMBOL_BITS & _MASK for k in keys]
-                                            + [k & _MASK for k in keys]))
-            names = symbol_names()
-            state["symbols"] = {i: names[i] for i in used.tolist()}
-        return state
+        return {"shared": self.shared, "keys": self._streams}
 
     def __setstate__(self, state: dict) -> None:
-        self.wide, self.shared, self._streams = state["wide"], state["shared"], state["keys"]
+        self.shared, self._streams = state["shared"], state["keys"]
         self._tables = None
-        if self.wide:
-            return
-        symbols = state["symbols"]
-        to = np.zeros(max(symbols, default=0) + 1, dtype=np.int64)
-        for old, name in symbols.items():
-            to[old] = _intern(name)
-        self._streams = [[(to[k >> 2 * SYMBOL_BITS] << SYMBOL_BITS | to[k >> SYMBOL_BITS & _MASK]) << SYMBOL_BITS
-                          | to[k & _MASK]] for (k,) in self._streams]
 
     def tables(self) -> list[_Counts]:
         """Per level: the counts of (context, symbol) keys."""
@@ -194,11 +154,8 @@ class StyleCounts:
         return self._tables
 
     def count(self, ctx: tuple[str, ...], symbol: str) -> int:
-        """How often `symbol` fills the gap between the tokens of `ctx`: (token before, token after), or
-        in wide counts the 2R tokens around it for one R of REACHES ('|' past the ends)."""
-        if not self.wide:
-            key = (_intern(ctx[0]) << SYMBOL_BITS | _intern(ctx[1])) << SYMBOL_BITS | _intern(symbol)
-            return int(self.tables()[0].get(np.array([key]))[0])
+        """How often `symbol` fills the gap between the 2R tokens of `ctx`, for one R of REACHES ('|' past
+        the ends)."""
         reach = len(ctx) // 2
         ids = np.array([x for t in ctx for x in (PAD, _intern(t))] + [PAD], dtype=np.int64)
         context = wide_contexts(ids)[REACHES.index(reach)][reach:reach + 1]

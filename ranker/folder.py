@@ -47,11 +47,11 @@ def folder_style(paths: list[str], scheme: Scheme, strict: bool, workers: int = 
         learned = ordered_map(learn_file, paths, workers)
     else:
         learned = map(learn_file, paths)
-    folder = StyleCounts(wide=True, shared=True)
+    folder = StyleCounts(shared=True)
     habits = HabitCounts.of([], None)
     own_habits: dict[str, HabitCounts] = {}
     group_of: dict[str, bytes] = {}
-    groups: dict[bytes, StyleCounts] = defaultdict(lambda: StyleCounts(wide=True))
+    groups: dict[bytes, StyleCounts] = defaultdict(StyleCounts)
     for p, result in zip(paths, learned):
         if result is None:
             continue
@@ -69,7 +69,7 @@ def folder_style(paths: list[str], scheme: Scheme, strict: bool, workers: int = 
 
     def style(path: str) -> Style:
         if path not in own_habits:   # not read here: nothing of it to take off
-            return Style(folder, StyleCounts(wide=True), habits)
+            return Style(folder, StyleCounts(), habits)
         exclude = groups[group_of[path]] if strict else None   # None: the file's own counts (folder_cache)
         return Style(folder, exclude, habits - own_habits[path])
     return style

@@ -26,7 +26,6 @@ from __future__ import annotations
 from array import array
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain, repeat
 
 from parsing.offsets import LINE_BREAK, has_line_break
 from parsing.style import mixed
@@ -63,9 +62,24 @@ def habits(gap: str, unit: str | None) -> tuple[int, int, int, int]:
     return h, m, (int(any(lines[1:-1])) if len(lines) > 2 else NONE), e
 
 
+_VALUE_BYTES: dict[str | None, dict[str, bytes]] = {}   # per unit, per gap text: its habits as 4 int8 bytes
+
+
 def habit_values(gaps, unit: str | None) -> array:
-    """The variables of each gap text, flat: gap i's are items VARIABLES * i .. VARIABLES * i + 3 (int8)."""
-    return array("b", chain.from_iterable(map(habits, gaps, repeat(unit))))
+    """The variables of each gap text, flat: gap i's are items VARIABLES * i .. VARIABLES * i + 3 (int8).
+    (Each gap text's bytes looked up in a dict and joined: a file repeats a few dozen gap texts, and a call
+    and four ints per gap were a tenth of a folder's learning pass.)"""
+    known = _VALUE_BYTES.setdefault(unit, {})
+    try:
+        return array("b", b"".join(map(known.__getitem__, gaps)))
+    except KeyError:
+        new = set(gaps).difference(known)
+        if len(known) + len(new) > 1 << 16:   # bounded, as the habits' own cache
+            known.clear()
+            new = set(gaps)
+        for gap in new:
+            known[gap] = array("b", habits(gap, unit)).tobytes()
+        return array("b", b"".join(map(known.__getitem__, gaps)))
 
 
 @dataclass(frozen=True)
@@ -80,12 +94,10 @@ class HabitCounts:
     @staticmethod
     def of_values(values) -> "HabitCounts":
         """The counts of flat values (habit_values)."""
-        counts = [[0.0] * len(prior) for prior in PRIORS]
-        for j, column in enumerate(counts):
-            for v in values[j::VARIABLES]:
-                if v >= 0:
-                    column[v] += 1
-        return HabitCounts(tuple(map(tuple, counts)))
+        flat = (values if isinstance(values, array) and values.typecode == "b" else array("b", values)).tobytes()
+        columns = [flat[j::VARIABLES] for j in range(VARIABLES)]   # counted as bytes: memchr, not a loop
+        return HabitCounts(tuple(tuple(float(column.count(v)) for v in range(len(prior)))
+                                 for column, prior in zip(columns, PRIORS)))
 
     def __add__(self, other: "HabitCounts") -> "HabitCounts":
         return HabitCounts(tuple(tuple(x + y for x, y in zip(a, b)) for a, b in zip(self.counts, other.counts)))

@@ -187,7 +187,28 @@ struct WideLevel {
 };
 
 constexpr int64_t kWideSymbolPart = (int64_t{1} << 24) - 1;   // ranker/cache.py: the symbol's hash, low 24 bits
-constexpr uint64_t kMultiplier = 0x9E3779B97F4A7C15ULL;      // ranker/cache.py's wide_contexts
+constexpr uint64_t kMultiplier = 0x9E3779B97F4A7C15ULL;
+
+// Per gap of a stream of n tokens (their symbols' text hashes), the hash of the `reach` tokens before it and
+// the `reach` after it (`pad`, the hash of '|', past the ends): h = reach, then h = h * kMultiplier + token,
+// modulo 2**64, in the high 40 bits (the low 24 zero). The one home of the wide contexts: the StyleCache's
+// of a file, and ranker/cache.py's of a folder's files.
+std::vector<int64_t> WideContexts(const uint64_t *tokens, size_t count, int reach, uint64_t pad) {
+  const int64_t n = static_cast<int64_t>(count);
+  std::vector<int64_t> out(count + 1);
+  for (int64_t g = 0; g <= n; ++g) {
+    uint64_t h = static_cast<uint64_t>(reach);
+    for (int64_t t = g - reach; t < g + reach; ++t) h = h * kMultiplier + (t >= 0 && t < n ? tokens[t] : pad);
+    out[g] = static_cast<int64_t>(h & ~static_cast<uint64_t>(kWideSymbolPart));
+  }
+  return out;
+}
+
+py::object wide_contexts(const py::buffer &token_hashes, int reach, int64_t pad) {
+  View<int64_t> T(token_hashes, "token_hashes");
+  if (reach < 0) throw std::invalid_argument("wide_contexts: reach must be at least 0");
+  return to_array(WideContexts(reinterpret_cast<const uint64_t *>(T.data()), T.size(), reach, static_cast<uint64_t>(pad)));
+}
 
 // The style cache (ranker/cache.py): the n-gram probability p of a gap symbol becomes, level after level,
 // the Dirichlet posterior (count + alpha p) / (total + alpha): with folder adaptation, first the folder's
@@ -224,7 +245,8 @@ class StyleCache {
     for (size_t t = 0; t + 1 < gaps; ++t) tokens[t] = static_cast<uint64_t>(hash(ids[2 * t + 1]));
     for (size_t level = 0; level < reaches.size(); ++level) {
       const Counts all = table((*folder)[level], "folder");
-      WideLevel w{WideContexts(tokens, reaches[level]), std::vector<int64_t>(gaps), Counts()};
+      WideLevel w{WideContexts(tokens.data(), tokens.size(), reaches[level], static_cast<uint64_t>(hash(kPad))),
+                  std::vector<int64_t>(gaps), Counts()};
       // the excluded part: the given table, or the file's own keys and, per context, its gaps
       Counts minus, minus_totals;
       if (exclude) {
@@ -325,20 +347,6 @@ class StyleCache {
     if (symbol < 0 || static_cast<size_t>(symbol) >= hashes_->size())
       throw std::out_of_range("StyleCache: a symbol without its hash");
     return (*hashes_)[symbol];
-  }
-
-  // Per gap, the hash of the `reach` tokens before it and the `reach` after it (the hash of '|' past the
-  // ends), as ranker/cache.py's wide_contexts: h = reach, then h = h * kMultiplier + token, modulo 2**64.
-  std::vector<int64_t> WideContexts(const std::vector<uint64_t> &tokens, int reach) const {
-    const uint64_t pad = static_cast<uint64_t>(hash(kPad));
-    const int64_t n = static_cast<int64_t>(tokens.size());
-    std::vector<int64_t> out(tokens.size() + 1);
-    for (int64_t g = 0; g <= n; ++g) {
-      uint64_t h = static_cast<uint64_t>(reach);
-      for (int64_t t = g - reach; t < g + reach; ++t) h = h * kMultiplier + (t >= 0 && t < n ? tokens[t] : pad);
-      out[g] = static_cast<int64_t>(h & ~static_cast<uint64_t>(kWideSymbolPart));
-    }
-    return out;
   }
 
   static Counts table(const py::handle &level, const char *what) {
@@ -596,15 +604,13 @@ class FileRanker {
       if (r < 0 || static_cast<size_t>(r) >= rows_.size()) throw std::out_of_range("take: no such repair");
       gain_[r] = Gain(r, D[i]);
     }
-    for (Offset &o : offsets_) {   // each offset's best so far (ties: planned first)
-      o.best = kNone;
-      o.row = -1;
-      for (int64_t i = o.begin; i < o.end; ++i) {
-        const int64_t r = by_offset_[i];
-        if (!std::isnan(gain_[r]) && (gain_[r] > o.best || (gain_[r] == o.best && r < o.row))) {
-          o.best = gain_[r];
-          o.row = r;
-        }
+    // the best so far of the offsets these repairs blame (ties: planned first); the others' stay as they were
+    for (size_t i = 0; i < S.size(); ++i) {
+      const int64_t r = S[i];
+      Offset &o = offsets_[offset_of_[r]];
+      if (gain_[r] > o.best || (gain_[r] == o.best && r < o.row)) {
+        o.best = gain_[r];
+        o.row = r;
       }
     }
     return Select();
@@ -846,4 +852,5 @@ PYBIND11_MODULE(_native, m) {
       .def("counts", &FileRanker::counts);
   m.def("format_ranking", &format_ranking, py::arg("candidates"), py::arg("length"), py::arg("limit") = -1);
   m.def("all_offsets", &all_offsets, py::arg("candidates"), py::arg("length"));
+  m.def("wide_contexts", &wide_contexts, py::arg("token_hashes"), py::arg("reach"), py::arg("pad"));
 }

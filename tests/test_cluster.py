@@ -98,24 +98,20 @@ def test_shards_are_consecutive_and_balanced_by_bytes():
     assert [s.bytes for s in cut(entries, workers=1, most=10)] == [10, 10, 40, 10, 10]   # a larger file alone
 
 
-@pytest.mark.parametrize("wide", [False, True])
-def test_style_counts_pickle_by_symbol_into_another_process(tmp_path, wide):
-    """A folder's style counts go to cluster workers pickled: narrow keys hold the sending process's own
-    integer ids, so they travel as symbols and are interned anew; wide keys are hashes of the symbols'
-    texts, the same in every process."""
+def test_style_counts_pickle_into_another_process(tmp_path):
+    """A folder's style counts go to cluster workers pickled: their keys are hashes of the symbols' texts,
+    the same in every process, whatever integer ids each has interned."""
     from parsing.java import tokenize
     from parsing.schemes import get_scheme
     from ranker.cache import REACHES, StyleCounts, symbol_ids
     scheme = get_scheme("kind-units")
     streams = [scheme.symbols(tokenize(t)) for t in TINY_JAVA.values()]
     symbol_ids(["x", "y", "z"] + streams[2])   # ids this process has, and the other will not
-    counts = StyleCounts(streams, wide=wide)
+    counts = StyleCounts(streams)
     (tmp_path / "counts.pickle").write_bytes(pickle.dumps(counts))
 
-    def context(syms, i):
-        if wide:   # the tokens a side of the first wide level, '|' past the ends
-            return tuple(syms[j] if 0 <= j < len(syms) else "|" for j in range(i - 2 * REACHES[0] + 1, i + 2 * REACHES[0], 2))
-        return (syms[i - 1] if i else "<s>"), (syms[i + 1] if i + 1 < len(syms) else "</s>")
+    def context(syms, i):   # the tokens a side of the first wide level, '|' past the ends
+        return tuple(syms[j] if 0 <= j < len(syms) else "|" for j in range(i - 2 * REACHES[0] + 1, i + 2 * REACHES[0], 2))
     probes = sorted({(context(syms, i), syms[i]) for syms in streams for i in range(0, len(syms), 2)})
     here = [counts.count(tuple(ctx), s) for ctx, s in probes]
     code = ("import pickle, sys, json\n"

@@ -327,3 +327,29 @@ def test_error_model_ranks_codrep_kinds_first(tiny_model, edits, first):
     ranked = rank_text(Scorer(LanguageModel(tiny_model), edits=edits), get_scheme("kind"), text, "t", adapt=False)
     answer = text.index(first) + (3 if first == "x  =" else 2)
     assert ranked.offsets()[0] == answer
+
+
+@pytest.mark.slow
+def test_real_files_of_several_chunks_rank_as_in_one(tiny_model, monkeypatch):
+    """Real files whose repairs are more than one chunk (CHUNK_ROWS) rank exactly as in one chunk: the full
+    ranking, the top 3 and the offsets reaching a least gain, scores and repairs included."""
+    import ranker.rank as rank
+    from conftest import data_path
+    folder = data_path("codrep2019", "validation")
+    texts = sorted({p.read_text() for p in folder.glob("*.txt") if p.name != "out.txt"}, key=len)[-4:]
+    scorer, scheme = Scorer(LanguageModel(tiny_model)), get_scheme("kind-units")
+    chunks = []
+    made = rank._file_ranker
+
+    def counted(*args, **kwargs):   # how many chunks each ranking takes
+        ranker = made(*args, **kwargs)
+        chunks.append(len(ranker.chunks(CHUNK_ROWS)))
+        return ranker
+    monkeypatch.setattr(rank, "_file_ranker", counted)
+    for text in texts:
+        for ask in ({}, {"top": 3}, {"least": 0.0}):
+            one = rank_text(scorer, scheme, text, "t", chunk_rows=1 << 30, **ask)
+            several = rank_text(scorer, scheme, text, "t", chunk_rows=CHUNK_ROWS, **ask)
+            for column in ("candidates", "scores", "gaps", "observed", "repaired"):
+                assert list(getattr(several, column)) == list(getattr(one, column))
+    assert min(chunks) >= 2

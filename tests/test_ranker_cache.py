@@ -16,7 +16,7 @@ from ranker.explain import show_gap
 from ranker.folder import folder_style
 from ranker.score import Scorer, score_stream
 
-from conftest import TINY_JAVA, run_rank
+from conftest import TINY_JAVA, data_path, run_rank
 
 KIND = get_scheme("kind")
 
@@ -57,7 +57,7 @@ def test_folder_counts_add_evidence_and_strict_drops_near_duplicates(tmp_path):
         paths.append(str(tmp_path / name))
     loose = folder_style(paths, KIND, strict=False)(paths[0])
     strict = folder_style(paths, KIND, strict=True)(paths[0])
-    own_a = StyleCounts([syms(a)], wide=True)
+    own_a = StyleCounts([syms(a)])
     for reach in REACHES:
         ctx = wide(a, "(", "ID", reach)
         assert ctx == wide(b, "(", "ID", reach)   # the same construct, written apart in b
@@ -78,7 +78,7 @@ def test_shared_folder_counts_drop_only_contexts_seen_once():
     evidence): dropping it changes no evidence, with the file itself excluded as folder_cache does by default."""
     texts = ["class A { void g() { f( x ); } int y; }", "class B { void g() { f( x ); } long z; }",
              "class C { void g() { f(x); } }"]
-    full, shared = StyleCounts([syms(t) for t in texts], wide=True), StyleCounts([syms(t) for t in texts], wide=True, shared=True)
+    full, shared = StyleCounts([syms(t) for t in texts]), StyleCounts([syms(t) for t in texts], shared=True)
     assert sum(len(t.keys) for t in shared.tables()) < sum(len(t.keys) for t in full.tables())
     ctx = wide(texts[0], "(", "ID", REACHES[0])
     assert shared.count(ctx, "·s1") == full.count(ctx, "·s1") == 2
@@ -89,7 +89,7 @@ def test_shared_folder_counts_drop_only_contexts_seen_once():
         gaps = np.arange(len(s) // 2)
         for symbol in ("·", "·s1", "∅"):
             ids = symbol_ids([symbol] * len(gaps))
-            expected = evidence(folder_cache(symbol_ids(s), full, StyleCounts([s], wide=True)), gaps, ids)
+            expected = evidence(folder_cache(symbol_ids(s), full, StyleCounts([s])), gaps, ids)
             got = evidence(folder_cache(symbol_ids(s), shared, None), gaps, ids)
             assert all(np.array_equal(e, g) for e, g in zip(expected, got))
 
@@ -107,7 +107,7 @@ def test_a_file_with_a_bom_is_learned_as_it_is_ranked(tmp_path):
     gaps = np.arange((len(s) + 1) // 2)
     ids = symbol_ids(s[0::2])
     got = evidence(folder_cache(symbol_ids(s), style.folder, style.exclude), gaps, ids)
-    expected = evidence(folder_cache(symbol_ids(s), StyleCounts([syms(texts[1])], wide=True), StyleCounts(wide=True)),
+    expected = evidence(folder_cache(symbol_ids(s), StyleCounts([syms(texts[1])]), StyleCounts()),
                         gaps, ids)
     assert all(np.array_equal(g, e) for g, e in zip(got, expected))
 
@@ -206,3 +206,37 @@ def test_every_adaptation_gives_a_full_ranking(tiny_model, tmp_path, adapt):
         offsets = [int(x) for x in line.split()[1:]]
         assert sorted(offsets) == list(range(1, len(text) + 1))
         assert offsets[0] == text.index("\t{\n") + 1    # the inserted tab is found
+
+
+def wide_contexts_numpy(ids):
+    """ranker/cache.py's wide_contexts as it was written with numpy, before the folder's and the file's
+    contexts shared ranker/native.cpp's."""
+    from ranker.cache import _SYMBOL_PART, symbol_hashes
+    from ranker.symbols import PAD
+    tokens = symbol_hashes(np.asarray(ids, dtype=np.int64)[1::2])
+    pad = symbol_hashes(np.array([PAD]))[0]
+    out = []
+    with np.errstate(over="ignore"):
+        for reach in REACHES:
+            padded = np.concatenate((np.full(reach, pad), tokens, np.full(reach, pad)))
+            h = np.full(len(tokens) + 1, np.uint64(reach))
+            for j in range(2 * reach):
+                h = h * np.uint64(0x9E3779B97F4A7C15) + padded[j:j + len(tokens) + 1]
+            out.append((h & ~_SYMBOL_PART).view(np.int64))
+    return out
+
+
+@pytest.mark.parametrize("text", ["", "x", "class A {}", "class A { int x; }", *TINY_JAVA.values()])
+def test_wide_contexts_are_the_numpy_ones(text):
+    from ranker.cache import wide_contexts
+    ids = symbol_ids(syms(text))
+    for fast, plain in zip(wide_contexts(ids), wide_contexts_numpy(ids), strict=True):
+        assert fast.tolist() == plain.tolist() and len(fast) == len(ids) // 2 + 1
+
+
+def test_wide_contexts_are_the_numpy_ones_on_real_files():
+    from ranker.cache import wide_contexts
+    folder = data_path("codrep2019", "validation")
+    for n in range(0, 1000, 50):   # 20 files, of the split's different base files
+        ids = symbol_ids(get_scheme("kind-units").symbols(tokenize((folder / f"{n}.txt").read_text())))
+        assert [a.tolist() for a in wide_contexts(ids)] == [a.tolist() for a in wide_contexts_numpy(ids)]

@@ -78,3 +78,38 @@ def test_a_files_line_ending_is_its_own():
     no_ending = array("b", lf)
     no_ending[ENDING] = NONE
     assert habit_scores(lf_file, lf, lf)[0] == habit_scores(lf_file, no_ending, no_ending)[0]
+
+
+GAPS = ["", " ", "\n", "\n    ", "  \n    ", "\t\n\t", " \t\n", "\n    \t", "\n\n    ", "\n    \n    ", "\r\n\r\n",
+        "  \r\n    ", "\r    ", "\r\r    ", "\r\n\n", "\n\t\t  ", "\n  \t"]
+
+
+@pytest.mark.parametrize("unit", [None, "\t", "  ", "    "])
+def test_habit_values_are_each_gaps_habits(unit):
+    """habit_values (gap texts' bytes looked up and joined) is the habits of each gap, in order."""
+    for gaps in ([], GAPS, GAPS[::-1] * 3, ["\n  \n", *GAPS, "\n  \n"]):
+        assert list(habit_values(gaps, unit)) == [v for gap in gaps for v in habits(gap, unit)]
+
+
+def test_habit_counts_are_counted_one_by_one():
+    """HabitCounts.of_values (counted as bytes) counts what a loop over the values counts, from arrays, lists
+    and tuples, NONE left out."""
+    for values in ([], GAPS, GAPS * 7):
+        flat = habit_values(values, "    ")
+        loop = [[0.0] * len(prior) for prior in PRIORS]
+        for i, v in enumerate(flat):
+            if v >= 0:
+                loop[i % VARIABLES][v] += 1
+        expected = tuple(map(tuple, loop))
+        for given in (flat, list(flat), tuple(flat)):
+            assert HabitCounts.of_values(given).counts == expected
+
+
+def test_habit_counts_of_a_real_file():
+    from conftest import data_path
+    from parsing.java import tokenize
+    text = (data_path("codrep2019", "validation") / "0.txt").read_text()
+    gaps = tokenize(text).gap_texts
+    counts = HabitCounts.of(gaps, "    ").counts
+    assert sum(counts[0]) == sum(1 for g in gaps if "\n" in g) and counts == HabitCounts.of_values(
+        [v for g in gaps for v in habits(g, "    ")]).counts

@@ -68,14 +68,14 @@ def test_folder_leaves_the_file_out_of_its_own_prior(tiny_model, tmp_path):
     # the file's own counts are taken off (folder_cache, exclude None): the evidence is the other files' alone
     scheme = get_scheme(LanguageModel(tiny_model).scheme)
     syms = [scheme.walk(tokenize(read_source(p)))[0] for p in paths]
-    others = StyleCounts(syms[1:], wide=True)
+    others = StyleCounts(syms[1:])
     gaps = np.arange((len(syms[0]) + 1) // 2)
     for symbol in ("·", "↵", "↵⇥1"):
         ids = symbol_ids([symbol] * len(gaps))
         got = evidence(folder_cache(symbol_ids(syms[0]), style.folder, style.exclude), gaps, ids)
-        expected = evidence(folder_cache(symbol_ids(syms[0]), others, StyleCounts(wide=True)), gaps, ids)
+        expected = evidence(folder_cache(symbol_ids(syms[0]), others, StyleCounts()), gaps, ids)
         assert all(np.array_equal(g, e) for g, e in zip(got, expected))
-    own = evidence(folder_cache(symbol_ids(syms[0]), others, StyleCounts(wide=True)), gaps, symbol_ids(syms[0][0::2]))
+    own = evidence(folder_cache(symbol_ids(syms[0]), others, StyleCounts()), gaps, symbol_ids(syms[0][0::2]))
     assert own[0][:, :-1].sum() > 0
 
 
@@ -181,7 +181,7 @@ def test_folder_counts_learned_in_worker_processes_are_the_same(tmp_path, strict
         assert a.habits.counts == b.habits.counts
     # strict: the copy (the same without whitespace) is left out with the file; loose: only the file (None:
     # folder_cache takes the file's own counts off); a file not read has nothing to take off
-    own = sum(len(k) for k in StyleCounts([scheme.walk(tokenize(read_source(paths[0])))[0]], wide=True)._streams[0])
+    own = sum(len(k) for k in StyleCounts([scheme.walk(tokenize(read_source(paths[0])))[0]])._streams[0])
     if strict:
         assert sum(t.counts.sum() for t in alone(paths[0]).exclude.tables()) == 2 * own > 0
     else:

@@ -91,3 +91,31 @@ def test_every_reported_finding_keeps_the_tokens_even_in_broken_files(tiny_model
     found = ranked.exact_findings(text, 5)
     assert len(found) == min(5, len(found)) and all(tokens(apply(text, f.repair)) == before for f in found)
     assert [f.offset for f in found] == [f.offset for f in ranked.findings() if tokens(apply(text, f.repair)) == before][:5]
+
+
+def joinable_by_operator(left, right):
+    """joinable as it was first written: each operator tried at each split (the fast one looks the heads up)."""
+    from ranker.repairs import _JOINED, _word
+    a, b = left[-1:], right[:1]
+    if not a or not b:
+        return True
+    if _word(a) and _word(b) or a.isdigit() and b == "." or a == "." and b.isdigit() or a in "\"'" and b in "\"'":
+        return False
+    return not any(left.endswith(op[:k]) and right.startswith(op[k:]) for op in _JOINED for k in range(1, len(op)))
+
+
+OPERATOR_CHARS = "=!<>&|+-*/%^:.ax1\"'( "
+
+
+@settings(max_examples=3000)
+@given(st.text(OPERATOR_CHARS, max_size=4), st.text(OPERATOR_CHARS, max_size=4))
+def test_joinable_is_joinable_by_operator(left, right):
+    assert joinable.__wrapped__(left, right) == joinable_by_operator(left, right)
+
+
+def test_joinable_every_operator_split():
+    from ranker.repairs import _JOINED
+    for op in _JOINED:
+        for k in range(1, len(op)):
+            for left, right in [(op[:k], op[k:]), ("x" + op[:k], op[k:] + "y"), (op[:k], op[k:k + 1])]:
+                assert joinable.__wrapped__(left[-3:], right[:3]) == joinable_by_operator(left[-3:], right[:3])
