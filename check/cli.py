@@ -56,8 +56,8 @@ class CheckRun:
     def signature(self, lm: LanguageModel) -> str:
         name = next(k for k, v in LEARN.items() if v == self.learn.method)
         project = self.learn.fields()[1:]   # the project model's folds, order and weight
-        return signature(COMMAND, [*lm.describe(), ("learn", name), *project, ("report", self.report),
-                                   ("calibration", self.calibration)])
+        return signature(COMMAND, [*lm.describe(), ("learn", name), *project, ("edits", EDITS),
+                                   ("report", self.report), ("calibration", self.calibration)])
 
 
 def reporting(args, calibration: Calibration) -> tuple[str, dict[str, float], float]:

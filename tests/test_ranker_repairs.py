@@ -94,12 +94,13 @@ def test_every_reported_finding_keeps_the_tokens_even_in_broken_files(tiny_model
 
 
 def joinable_by_operator(left, right):
-    """joinable as it was first written: each operator tried at each split (the fast one looks the heads up)."""
+    """joinable written plainly: each operator tried at each split (the fast one looks the heads up)."""
     from ranker.repairs import _JOINED, _word
     a, b = left[-1:], right[:1]
     if not a or not b:
         return True
-    if _word(a) and _word(b) or a.isdigit() and b == "." or a == "." and b.isdigit() or a in "\"'" and b in "\"'":
+    number = left[:1].isdigit() or left[:1] == "." and left[1:2].isdigit()   # only a number takes in a '.'
+    if _word(a) and _word(b) or number and b == "." or a == "." and b.isdigit() or a in "\"'" and b in "\"'":
         return False
     return not any(left.endswith(op[:k]) and right.startswith(op[k:]) for op in _JOINED for k in range(1, len(op)))
 
