@@ -10,6 +10,7 @@ its neighbours look odd too), as the file's next finding, and the findings of a 
 from __future__ import annotations
 
 import math
+from array import array
 from dataclasses import dataclass, field
 
 from parsing.java import same_tokens, tokenize
@@ -44,9 +45,11 @@ class CheckConfig:
 
 @dataclass
 class _Edits:
-    """The gaps fixed so far: the file's original tokens and gaps, and each fixed gap's new text."""
+    """The gaps fixed so far: the file's original gaps (texts and starts, from its first ranking: the file is
+    not tokenized again for them), and each fixed gap's new text."""
     text: str
-    stream: object = None            # the original's TokenStream, made on the first finding
+    gap_texts: tuple[str, ...] = ()
+    gap_starts: array | None = None
     fixed: dict[int, str] = field(default_factory=dict)
     _texts: list[str] | None = None
     _quiet: frozenset[int] | None = None
@@ -54,24 +57,24 @@ class _Edits:
     def quiet(self) -> frozenset[int]:
         """The gaps the file turns checking off for (check/suppress.py)."""
         if self._quiet is None:
-            self._quiet = quiet_gaps(self.tokens()) if may_have_quiet(self.text) else frozenset()
+            self._quiet = quiet_gaps(tokenize(self.text)) if may_have_quiet(self.text) else frozenset()
         return self._quiet
 
-    def tokens(self):
-        if self.stream is None:
-            self.stream = tokenize(self.text)
-        return self.stream
+    def tokens(self) -> int:
+        return len(self.gap_texts) - 1
+
+    def token_text(self, i: int) -> str:
+        """The text of token i: what lies between gap i and gap i + 1."""
+        return self.text[self.gap_starts[i] + len(self.gap_texts[i]):self.gap_starts[i + 1]]
 
     def token_texts(self) -> list[str]:
         if self._texts is None:
-            self._texts = self.tokens().token_texts()
+            self._texts = [self.token_text(i) for i in range(self.tokens())]
         return self._texts
 
     def current_start(self, gap: int) -> int:
         """0-based start of `gap` in the text with the fixes so far applied."""
-        s = self.tokens()
-        start = s.gap_start(gap)
-        return start + sum(len(new) - len(s.gap_texts[g]) for g, new in self.fixed.items() if g < gap)
+        return self.gap_starts[gap] + sum(len(new) - len(self.gap_texts[g]) for g, new in self.fixed.items() if g < gap)
 
     def apply(self, current: str, gap: int, observed: str, repaired: str) -> str:
         lo = self.current_start(gap)
@@ -90,12 +93,14 @@ def check_text(scorer: Scorer, scheme: Scheme, text: str, path: str, cfg: CheckC
         # only the candidates that can be reported are ranked (exactly as in a full ranking): below the
         # floor the ranker stops rescoring
         ranked = rank_text(scorer, scheme, current, path, cfg.adapt, style, least=cfg.floor)
+        if edits.gap_starts is None:   # the original's ranking: its gaps are the original's
+            edits.gap_texts, edits.gap_starts = ranked.gap_texts, ranked.gap_starts
         chosen = _best_repair(ranked, current, edits, cfg, calibration, len(out))
         if chosen is None:
             break
         f, rule, message, confidence, evidence = chosen
         gap = f.repair.gap
-        start = edits.tokens().gap_start(gap)
+        start = edits.gap_starts[gap]
         offset = f.offset - edits.current_start(gap) + start
         line, column = line_col(text, offset)
         out.append(Finding(path, line, column, offset, rule, message, confidence,
@@ -119,9 +124,8 @@ def _best_repair(ranked: RankedFile, current: str, edits: _Edits, cfg: CheckConf
             gap = f.repair.gap
             if gap in edits.fixed or gap in edits.quiet():
                 continue
-            stream = edits.tokens()   # tokenized only when a candidate reaches the floor
-            before = stream.token_text(gap - 1) if gap > 0 else ""
-            after = stream.token_text(gap) if gap < len(stream) else ""
+            before = edits.token_text(gap - 1) if gap > 0 else ""
+            after = edits.token_text(gap) if gap < edits.tokens() else ""
             rule, message = describe(f.repair.observed, f.repair.repaired, before, after)
             if not cfg.reported(rule, f.score):
                 continue

@@ -221,3 +221,24 @@ def test_a_files_second_finding_is_judged_by_its_confidence_too(checker, least_c
     findings = check_text(scorer, scheme, broken, "A.java", cfg, cal)
     assert [f.confidence for f in findings] == expected
     assert [f.evidence.earlier for f in findings] == list(range(len(expected)))
+
+
+@pytest.mark.parametrize("text", [
+    CLEAN,
+    "\ufeff" + CLEAN,                                              # a BOM: one more token, an empty gap before it
+    CLEAN.replace("\n", "\r\n"),
+    'class A {\n  String s = "a  b"; // c  d\n  /* e\n   f */ int x;\n}',
+    "class A {}",
+])
+def test_the_engine_reads_the_original_tokens_off_its_first_ranking(checker, text):
+    """bin/check takes the file's tokens from the ranking's gaps instead of tokenizing it again: the same
+    token texts, gap starts and gap texts as the tokenizer's."""
+    from check.engine import _Edits
+    from parsing.java import tokenize
+    from ranker.rank import rank_text
+    scorer, scheme = checker
+    ranked = rank_text(scorer, scheme, text, "A.java", least=2.0)
+    edits = _Edits(text, ranked.gap_texts, ranked.gap_starts)
+    stream = tokenize(text)
+    assert edits.token_texts() == stream.token_texts() and edits.tokens() == len(stream)
+    assert [edits.current_start(g) for g in range(len(stream) + 1)] == [stream.gap_start(g) for g in range(len(stream) + 1)]
