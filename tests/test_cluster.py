@@ -5,6 +5,7 @@ nothing imports Dask."""
 import json
 import os
 import pickle
+import re
 import signal
 import subprocess
 import sys
@@ -251,7 +252,10 @@ def test_a_worker_killed_mid_shard_still_gives_the_same_model(tmp_path, cluster,
 def test_a_shard_that_fails_twice_stops_the_build_unless_allowed(tmp_path, cluster, allow_missing, lmplz_available):
     """Every worker that starts tokenizing shard 1 dies: after two deaths the build stops with exit 2, naming
     the shard's files, and writes no model; with --allow-missing it trains without them and lists them in
-    the signature."""
+    the signature. Dask counts a worker's death against every task it held, so on a busy machine a shard
+    whose hashing was queued on both dying workers fails twice too (its files are then missing, duplicates
+    included, as their contents were never read): the build may stop at that shard, and no file may be lost
+    unlisted."""
     from lm.cli import main as build_lm
     address, client = cluster
     sources = make_corpus(tmp_path)
@@ -264,13 +268,13 @@ def test_a_shard_that_fails_twice_stops_the_build_unless_allowed(tmp_path, clust
     lines = err.splitlines()
     if not allow_missing:
         assert code == 2 and stdout == "" and not out.exists() and not Path(str(out) + ".json").exists()
-        assert lines[-1].startswith("build-lm: error: shard 1 (") and "failed twice" in lines[-1]
+        assert re.match(r"build-lm: error: shard \d+ \(", lines[-1]) and "failed twice" in lines[-1]
         assert "--allow-missing" in lines[-1] and any("warning: not tokenized: " in line for line in lines)
         return
     assert code == 1 and out.exists()   # built without the missing files: inputs skipped
     sig = json.loads(Path(str(out) + ".json").read_text())
     local = build_locally(sources, tmp_path / "local.bin")
-    assert sig["missing"] and sig["files"] + len(sig["missing"]) == local["files"]
+    assert sig["missing"] and sig["files"] < local["files"] <= sig["files"] + len(sig["missing"])
     assert any("shard 1" in line and "training without its files" in line for line in lines)
     assert f"{len(sig['missing'])} missing" in lines[-1]
 
