@@ -60,7 +60,7 @@ class _Edits:
             self._quiet = quiet_gaps(tokenize(self.text)) if may_have_quiet(self.text) else frozenset()
         return self._quiet
 
-    def tokens(self) -> int:
+    def token_count(self) -> int:
         return len(self.gap_texts) - 1
 
     def token_text(self, i: int) -> str:
@@ -69,7 +69,7 @@ class _Edits:
 
     def token_texts(self) -> list[str]:
         if self._texts is None:
-            self._texts = [self.token_text(i) for i in range(self.tokens())]
+            self._texts = [self.token_text(i) for i in range(self.token_count())]
         return self._texts
 
     def current_start(self, gap: int) -> int:
@@ -125,7 +125,7 @@ def _best_repair(ranked: RankedFile, current: str, edits: _Edits, cfg: CheckConf
             if gap in edits.fixed or gap in edits.quiet():
                 continue
             before = edits.token_text(gap - 1) if gap > 0 else ""
-            after = edits.token_text(gap) if gap < edits.tokens() else ""
+            after = edits.token_text(gap) if gap < edits.token_count() else ""
             rule, message = describe(f.repair.observed, f.repair.repaired, before, after)
             if not cfg.reported(rule, f.score):
                 continue

@@ -64,7 +64,8 @@ def symbol_hashes(ids: np.ndarray) -> np.ndarray:
 # A wide (context, gap symbol) pair is one int64: the context's hash in the high 40 bits, the symbol text's
 # hash in the low 24, so that a context's pairs are neighbours in a sorted table (a folder of 5,000 files
 # has about 10 million contexts: a few dozen pairs of them may share 40 bits; a few hundred gap symbols, 24).
-_SYMBOL_PART = np.uint64((1 << 24) - 1)
+_SYMBOL_BITS = 24
+_SYMBOL_PART = np.uint64((1 << _SYMBOL_BITS) - 1)
 
 
 def wide_contexts(ids: np.ndarray) -> list[np.ndarray]:
@@ -148,7 +149,7 @@ class StyleCounts:
                             for level in range(self.levels)]
             if self.shared:
                 for table in self._tables:
-                    _, starts, sizes = np.unique(table.keys >> 24, return_index=True, return_counts=True)
+                    _, starts, sizes = np.unique(table.keys >> _SYMBOL_BITS, return_index=True, return_counts=True)
                     once = np.repeat((sizes == 1) & (table.counts[starts] == 1), sizes)
                     table.keys, table.counts = table.keys[~once], table.counts[~once]
         return self._tables

@@ -240,5 +240,5 @@ def test_the_engine_reads_the_original_tokens_off_its_first_ranking(checker, tex
     ranked = rank_text(scorer, scheme, text, "A.java", least=2.0)
     edits = _Edits(text, ranked.gap_texts, ranked.gap_starts)
     stream = tokenize(text)
-    assert edits.token_texts() == stream.token_texts() and edits.tokens() == len(stream)
+    assert edits.token_texts() == stream.token_texts() and edits.token_count() == len(stream)
     assert [edits.current_start(g) for g in range(len(stream) + 1)] == [stream.gap_start(g) for g in range(len(stream) + 1)]
