@@ -4,7 +4,8 @@ project's style (`bin/rank --adapt METHOD`, each project's tasks and clean files
 repository; ranker/learn.py):
 
 - MRR of the task files' answers (`bin/rank` output, the CodRep 2019 measure);
-- file-level AUC (`bin/rank --explain --json`: a file's top finding score, task files against clean ones);
+- file-level AUC (`bin/rank --explain --json`: a file's top finding's score, its gain less half the file's
+  background, task files against clean ones);
 - the time of the ranking run relative to `--adapt file` (learning included).
 
 Every number comes from running `bin/rank` as a user would; the tables go to stdout and, with --docs, into
@@ -144,7 +145,8 @@ def main(argv=None) -> int:
                                          ("order", sig.get("order", "?")), ("sets", len(rows)),
                                          ("methods", ",".join(methods)), ("workers", args.workers)])
     lines = (["MRR (the CodRep 2019 measure over the task files), by `--adapt` method:", ""] + table(rows, "mrr", methods)
-             + ["", "File-level AUC (top finding score, task files against clean files):", ""] + table(rows, "auc", methods)
+             + ["", "File-level AUC (the top finding's score, its gain less half the file's background; task files "
+                     "against clean files):", ""] + table(rows, "auc", methods)
              + ["", "Cost of the ranking runs (learning included), all sets:", ""] + cost(rows, methods) + ["", line])
     print("\n".join(lines))
     if args.docs:

@@ -3,7 +3,9 @@
 Output, one line per file, sorted by path: '<absolute path> <offset> <offset> ...', most suspicious first,
 every offset 1..n of the file listed (the CodRep 2019 format; a path may hold spaces: the offsets are the
 line's trailing integers). With --explain, the top findings per file as
-'path:line:col: <observed gap> -> <suggested repair> (score)' instead.
+'path:line:col: <observed gap> -> <suggested repair> (score, gain <gain>)' instead: the gain is the repair's
+log10 gain, which orders a file's findings; the score is comparable across files, the gain less half the
+file's background of odd spots (the mean gain of its next best findings; docs/detection.md).
 """
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ from unnatural.signature import signature
 from .explain import explain_json, explain_lines
 from .learn import METHODS, LearnConfig, Learned, learn
 from .learn import WEIGHT as LEARNED_WEIGHT
-from .rank import Style, rank_text, top_findings
+from .rank import BACKGROUND_WEIGHT, Style, explained_findings, rank_text
 from .repairs import DEFAULT_EDITS, EDITS
 from .score import Scorer
 
@@ -55,8 +57,9 @@ class RankConfig:
 
     def signature(self, lm: LanguageModel) -> str:
         project = [("project", f"{Path(self.project_model).name}@{self.project_weight}")] if self.project_model else []
+        score = [("score", f"gain-{BACKGROUND_WEIGHT}xbackground")] if self.explain else []
         return signature(COMMAND, [*lm.describe(), *project, *self.learning().fields(), ("method", "repair"),
-                                   ("edits", self.edits)])
+                                   ("edits", self.edits), *score])
 
 
 _worker: dict = {}   # per process: config, scheme, what was learned; set before forking
@@ -146,7 +149,7 @@ def rank_source(text: str, path: str, cfg: RankConfig, scorer: Scorer, scheme, s
     adapt = cfg.adapt != "none"
     if cfg.explain:   # only the best offsets are ranked, as far as the findings need
         fmt = explain_json if cfg.json else explain_lines
-        return "\n".join(fmt(path, text, top_findings(scorer, scheme, text, path, cfg.top or 3, adapt, style))), note
+        return "\n".join(fmt(path, text, explained_findings(scorer, scheme, text, path, cfg.top or 3, adapt, style))), note
     return rank_text(scorer, scheme, text, path, adapt, style, top=cfg.top).line(cfg.top), note
 
 

@@ -1,11 +1,14 @@
-"""Findings as a linter reports them: path:line:col: <observed gap> -> <suggested repair> (score)."""
+"""Findings as a linter reports them: path:line:col: <observed gap> -> <suggested repair> (score, gain).
+
+The score is comparable across files: the repair's log10 gain less half the file's background of odd
+spots (ranker.rank.Explained); the gain is the ranker's own, which orders the file's findings."""
 from __future__ import annotations
 
 import json
 
 from parsing.offsets import line_col   # (here too: check/engine.py imports it from here)
 
-from .rank import Finding
+from .rank import Explained
 
 _SHOW = {" ": "␣", "\t": "⇥", "\n": "↵", "\r": "␍", "\x0c": "␌"}
 
@@ -15,20 +18,21 @@ def show_gap(gap: str) -> str:
     return "".join(_SHOW.get(c, c) for c in gap) or "∅"
 
 
-def explain_lines(path: str, text: str, findings: list[Finding]) -> list[str]:
+def explain_lines(path: str, text: str, explained: Explained) -> list[str]:
     out = []
-    for f in findings:
+    for f in explained.findings:
         line, col = line_col(text, f.offset)
         out.append(f"{path}:{line}:{col}: '{show_gap(f.repair.observed)}' -> '{show_gap(f.repair.repaired)}' "
-                   f"({f.score:.2f})")
+                   f"({explained.score(f):.2f}, gain {f.score:.2f})")
     return out
 
 
-def explain_json(path: str, text: str, findings: list[Finding]) -> list[str]:
+def explain_json(path: str, text: str, explained: Explained) -> list[str]:
     out = []
-    for f in findings:
+    for f in explained.findings:
         line, col = line_col(text, f.offset)
         out.append(json.dumps({"path": path, "offset": f.offset, "line": line, "col": col, "gap": f.repair.gap,
                                "observed": f.repair.observed, "repaired": f.repair.repaired,
-                               "score": round(f.score, 4)}))
+                               "score": round(explained.score(f), 4), "gain": round(f.score, 4),
+                               "background": round(explained.background, 4)}))
     return out
