@@ -149,7 +149,8 @@ def rank_source(text: str, path: str, cfg: RankConfig, scorer: Scorer, scheme, s
     adapt = cfg.adapt != "none"
     if cfg.explain:   # only the best offsets are ranked, as far as the findings need
         fmt = explain_json if cfg.json else explain_lines
-        return "\n".join(fmt(path, text, explained_findings(scorer, scheme, text, path, cfg.top or 3, adapt, style))), note
+        explained = explained_findings(scorer, scheme, text, path, cfg.top or 3, adapt, style)
+        return "\n".join(fmt(path, text, explained)), note
     return rank_text(scorer, scheme, text, path, adapt, style, top=cfg.top).line(cfg.top), note
 
 

@@ -204,8 +204,8 @@ def top_findings(scorer: Scorer, scheme: Scheme, text: str, path: str, top: int,
         k *= 4
 
 
-# A file's background of odd spots: a clean file can hold real oddities (a tab after a space, a brace at
-# the end of a line), and a file with many of them makes a high top gain less telling than a file where
+# A file's background of odd spots: a clean file can hold real oddities (a tab after a space, an operator
+# without its space), and a file with many of them makes a high top gain less telling than a file where
 # one spot stands alone. Chosen on the detection development sets (docs/detection.md, "Scores comparable
 # across files"): the file-level AUC of the top finding's score, gain - 0.5 x the mean gain of the 5 best
 # findings more than 40 characters from the first, among its 10 best (40: an error raises its

@@ -191,7 +191,7 @@ def test_explain_reports_like_a_linter(tiny_model, tmp_path):
     assert lines[0].startswith(f"{f}:4:11: '␣␣' -> '␣' (")
     assert all(re.fullmatch(rf"{re.escape(str(f))}:\d+:\d+: '\S+' -> '\S+' \(-?\d+\.\d\d, gain -?\d+\.\d\d\)", l)
                for l in lines)
-    assert "adapt:file" in err and "edits:any" in err
+    assert "adapt:file" in err and "edits:any" in err and "score:gain-0.5xbackground" in err
 
 
 @pytest.mark.slow
