@@ -8,8 +8,15 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <array>
+#include <map>
+#include <algorithm>
+#include <cctype>
 #include <mutex>
+#include <tuple>
+#include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 extern "C" {
@@ -22,6 +29,126 @@ namespace py = pybind11;
 using buffers::to_array;
 
 namespace {
+
+// Strings interned to dense ids, for the lifetime of a walker (a process): what the units walk hands out.
+class Interned {
+ public:
+  int64_t id(std::string_view s) {
+    auto it = index_.find(std::string(s));
+    if (it != index_.end()) return it->second;
+    const int64_t i = static_cast<int64_t>(names_.size());
+    names_.emplace_back(s);
+    index_.emplace(names_.back(), i);
+    return i;
+  }
+  const std::string &name(int64_t i) const { return names_.at(static_cast<size_t>(i)); }
+  size_t size() const { return names_.size(); }
+
+ private:
+  std::unordered_map<std::string, int64_t> index_;
+  std::vector<std::string> names_;
+};
+
+struct KeyHash {
+  size_t operator()(const std::array<int64_t, 4> &k) const {
+    uint64_t h = 1469598103934665603ull;
+    for (int64_t x : k) h = (h ^ static_cast<uint64_t>(x)) * 1099511628211ull;
+    return static_cast<size_t>(h);
+  }
+};
+
+bool AsciiSpace(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+bool LineBreak(char c) { return c == '\n' || c == '\r'; }
+
+// What follows the last line break of `s` (all of it when it has none): parsing.offsets.last_line.
+std::string_view LastLine(std::string_view s) {
+  const size_t at = s.find_last_of("\n\r");
+  return at == std::string_view::npos ? s : s.substr(at + 1);
+}
+
+// parsing.style.columns: a tab moves to the next multiple of 4.
+int64_t Columns(std::string_view indent) {
+  int64_t col = 0;
+  for (char c : indent) col = c == '\t' ? (col / 4 + 1) * 4 : col + 1;
+  return col;
+}
+
+// parsing.style.indentation_of, on the last lines of the line gaps: the file's unit.
+std::string UnitOf(const std::vector<std::string_view> &indents) {
+  int64_t tabs = 0;
+  std::vector<int64_t> widths;
+  for (std::string_view i : indents) {
+    if (i.empty()) continue;
+    if (i[0] == '\t') ++tabs;
+    else if (i[0] == ' ') widths.push_back(static_cast<int64_t>(std::min(i.find_first_not_of(' '), i.size())));
+  }
+  if (tabs && tabs >= static_cast<int64_t>(widths.size())) return "\t";
+  auto share = [](int64_t unit, const std::vector<int64_t> &of) {
+    int64_t whole = 0;
+    for (int64_t w : of) whole += w % unit == 0;
+    return static_cast<double>(whole) / static_cast<double>(std::max<size_t>(1, of.size()));
+  };
+  int64_t unit;
+  if (share(2, widths) >= 0.8) unit = 2;
+  else if (share(3, widths) >= 0.8) return "   ";
+  else return "    ";
+  std::map<int64_t, int64_t> at;
+  for (int64_t w : widths) ++at[w];
+  while (unit < 8) {
+    int64_t whole = 0, odd = 0;
+    for (int64_t w : widths)
+      if (w % unit == 0) ++whole, odd += (w / unit) % 2;
+    const double odd_share = static_cast<double>(odd) / static_cast<double>(std::max<int64_t>(1, whole));
+    const int64_t here = at.count(unit) ? at[unit] : 0;
+    const bool alignment = here == 0 || (here == 1 && share(2 * unit, widths) >= 0.8);
+    if ((odd_share >= (unit == 2 ? 0.10 : 0.05) && !alignment) || (unit == 4 && whole < 20)) break;
+    unit *= 2;
+  }
+  return std::string(static_cast<size_t>(unit), ' ');
+}
+
+// parsing.schemes._runs: '  \t' -> 's2t1'.
+void Runs(std::string_view ws, std::string *out) {
+  char prev = 0;
+  int64_t count = 0;
+  for (char c : ws) {
+    const char letter = c == ' ' ? 's' : c == '\t' ? 't' : c == '\f' ? 'f' : c == '\r' ? 'r' : c == '\v' ? 'v' : 'u';
+    if (letter == prev) {
+      ++count;
+    } else {
+      if (prev) *out += prev + std::to_string(count);
+      prev = letter;
+      count = 1;
+    }
+  }
+  if (prev) *out += prev + std::to_string(count);
+}
+
+const char kGapMark[] = "\xc2\xb7";   // parsing.schemes.GAP_MARK, '·'
+
+// parsing.schemes.gap_symbol(gap, indent, unit) for a unit (the kind-units scheme).
+std::string UnitsGapSymbol(std::string_view gap, std::string_view indent, std::string_view unit) {
+  std::string out = kGapMark;
+  if (gap.find_first_of("\n\r") == std::string_view::npos) {
+    Runs(gap, &out);
+    return out;
+  }
+  int64_t newlines = 0;
+  for (size_t i = 0; i < gap.size(); ++i)
+    if (gap[i] == '\n' || (gap[i] == '\r' && (i + 1 == gap.size() || gap[i + 1] != '\n'))) ++newlines;
+  const int64_t width = unit == "\t" ? 4 : static_cast<int64_t>(unit.size());
+  const int64_t c1 = Columns(LastLine(gap)), c0 = Columns(indent);
+  const int64_t l1 = c1 / width, r1 = c1 % width, l0 = c0 / width, r0 = c0 % width;
+  out += "n" + std::to_string(newlines);
+  if (l1 == l0 && r1 == r0) {
+    out += "=";
+  } else {
+    out += (l1 >= l0 ? "+" : "") + std::to_string(l1 - l0);
+    if (r1) out += "r" + std::to_string(r1);
+    if (r0) out += "f" + std::to_string(r0);
+  }
+  return out;
+}
 
 class Leaves {
  public:
@@ -70,6 +197,161 @@ class Leaves {
       ends[i] = leaves[i].end;
     }
     return py::make_tuple(to_array(kinds), to_array(starts), to_array(ends));
+  }
+
+  // The kind-units scheme's token symbols: `fixed` (kind name -> symbol: literals, identifiers, comments),
+  // `prefixed` (kind name, text prefix, symbol: a Javadoc), `reserved` (texts KenLM cannot take), and
+  // the operators (of two characters or more) whose halves two joined tokens must not form, and the kind
+  // of a line comment.
+  void units_scheme(const std::map<std::string, std::string> &fixed,
+                    const std::vector<std::tuple<std::string, std::string, std::string>> &prefixed,
+                    const std::vector<std::string> &reserved, const std::vector<std::string> &operators,
+                    const std::string &line_comment) {
+    fixed_.assign(1 << 16, -1);
+    prefixed_.assign(1 << 16, {});
+    line_comment_.assign(1 << 16, false);
+    for (uint32_t s = 0; s < 1 << 16; ++s) {
+      const char *name = ts_language_symbol_name(language_, static_cast<TSSymbol>(s));
+      if (!name) continue;
+      auto f = fixed.find(name);
+      if (f != fixed.end()) fixed_[s] = symbols_.id(f->second);
+      for (const auto &[kind, prefix, symbol] : prefixed)
+        if (kind == name) prefixed_[s] = {prefix, symbols_.id(symbol)};
+      line_comment_[s] = line_comment == name;
+    }
+    reserved_.assign(reserved.begin(), reserved.end());
+    tails_.clear();
+    for (const std::string &op : operators)
+      for (size_t k = 1; k < op.size(); ++k) tails_[op.substr(0, k)].push_back(op.substr(k));
+    longest_head_ = 0;
+    for (const auto &[head, _] : tails_) longest_head_ = std::max(longest_head_, head.size());
+  }
+
+  // The kind-units walk of `data` (UTF-8) from its leaves, in one go: what parsing.java.tokenize and
+  // parsing.schemes.walk (with ranker.score.next_newline_gaps and ranker.rank's joinable_gaps and
+  // after_line_comment) give, as ids interned for the life of the walker. None when the text is not plain:
+  // anything but ASCII whitespace between leaves (a BOM, skipped bytes), overlapping leaves, or a token
+  // symbol that is its text and not ASCII; the caller walks it in Python then.
+  // (gap starts, gap ends, symbol ids (2n+1), gap text ids, plan key ids, next newline gaps, joinable (2:
+  // not told here, a non-ASCII character at the meeting ends), after a line comment, the unit's text id),
+  // character offsets 0-based.
+  py::object units(py::bytes data_object) {
+    if (fixed_.empty()) throw std::logic_error("units: units_scheme not set");
+    std::string_view data = data_object;
+    std::vector<Leaf> leaves;
+    {
+      py::gil_scoped_release unlocked;
+      std::lock_guard<std::mutex> one_at_a_time(mutex_);
+      std::string lf;   // parsed with every CR as LF, as parsing.java.tokenize does (one byte for one)
+      std::string_view parsed = data;
+      if (data.find('\r') != std::string_view::npos) {
+        lf.assign(data);
+        for (char &c : lf)
+          if (c == '\r') c = '\n';
+        parsed = lf;
+      }
+      TSTree *tree = ts_parser_parse_string(parser_, nullptr, parsed.data(), static_cast<uint32_t>(parsed.size()));
+      Walk(tree, &leaves);
+      ts_tree_delete(tree);
+    }
+    const size_t n = leaves.size();
+    // the gaps, ASCII whitespace only
+    uint32_t at = 0;
+    for (const Leaf &leaf : leaves) {
+      if (leaf.start < at) return py::none();
+      for (uint32_t i = at; i < leaf.start; ++i)
+        if (!AsciiSpace(static_cast<unsigned char>(data[i]))) return py::none();
+      at = leaf.end;
+    }
+    for (uint32_t i = at; i < data.size(); ++i)
+      if (!AsciiSpace(static_cast<unsigned char>(data[i]))) return py::none();
+    auto gap = [&](size_t i) {
+      const uint32_t lo = i ? leaves[i - 1].end : 0, hi = i < n ? leaves[i].start : static_cast<uint32_t>(data.size());
+      return data.substr(lo, hi - lo);
+    };
+    auto token = [&](size_t i) { return data.substr(leaves[i].start, leaves[i].end - leaves[i].start); };
+    // the token symbols
+    std::vector<int64_t> symbols(2 * n + 1);
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t s = TokenSymbol(leaves[i].kind, token(i));
+      if (s < 0) return py::none();
+      symbols[2 * i + 1] = s;
+    }
+    // the unit, from the line gaps' last lines
+    std::vector<std::string_view> line_indents;
+    for (size_t i = 0; i <= n; ++i) {
+      const std::string_view g = gap(i);
+      if (g.find_first_of("\n\r") != std::string_view::npos) line_indents.push_back(LastLine(g));
+    }
+    const std::string unit = UnitOf(line_indents);
+    const int64_t unit_id = ws_.id(unit);
+    // each gap's text, the indentation it is measured against, its symbol; then the next newline gaps
+    std::vector<int64_t> gap_ids(n + 1), indent_ids(n + 1), keys(n + 1), next(n + 1);
+    std::vector<uint8_t> line_gap(n + 1), line_token(n + 1, 0);
+    int64_t indent = ws_.id("");
+    for (size_t i = 0; i <= n; ++i) {
+      const std::string_view g = gap(i);
+      gap_ids[i] = ws_.id(g);
+      indent_ids[i] = indent;
+      const std::array<int64_t, 4> key{gap_ids[i], indent, unit_id, -1};
+      auto found = gap_symbols_.find(key);
+      if (found == gap_symbols_.end())
+        found = gap_symbols_.emplace(key, symbols_.id(UnitsGapSymbol(g, ws_.name(indent), unit))).first;
+      symbols[2 * i] = found->second;
+      line_gap[i] = g.find_first_of("\n\r") != std::string_view::npos;
+      if (line_gap[i]) indent = ws_.id(LastLine(g));
+      if (i < n) {
+        const std::string_view t = token(i);
+        if (t.find_first_of("\n\r") != std::string_view::npos) {
+          line_token[i] = 1;
+          const std::string_view last = LastLine(t);
+          indent = ws_.id(last.substr(0, std::min(last.find_first_not_of(" \t\f"), last.size())));
+        }
+      }
+    }
+    for (int64_t i = static_cast<int64_t>(n), nxt = -1; i >= 0; --i) {
+      if (i < static_cast<int64_t>(n) && line_token[i]) nxt = -1;
+      next[i] = nxt;
+      if (line_gap[i]) nxt = i;
+    }
+    for (size_t i = 0; i <= n; ++i) {
+      const std::array<int64_t, 4> key{gap_ids[i], indent_ids[i], next[i] >= 0 ? gap_ids[next[i]] : -1, unit_id};
+      auto found = keys_index_.find(key);
+      if (found == keys_index_.end()) {
+        found = keys_index_.emplace(key, static_cast<int64_t>(keys_.size())).first;
+        keys_.push_back(key);
+      }
+      keys[i] = found->second;
+    }
+    // joinable: only a one-character gap can be emptied by one edit (the ends of the file always can)
+    std::vector<uint8_t> joinable(n + 1, 1), after_comment(n + 1, 0);
+    for (size_t i = 1; i < n; ++i)
+      if (leaves[i].start - leaves[i - 1].end == 1) joinable[i] = Joinable(token(i - 1), token(i));
+    for (size_t i = 0; i < n; ++i) after_comment[i + 1] = line_comment_[leaves[i].kind];
+    // byte offsets -> character offsets (one pass: the spans are in order)
+    std::vector<int64_t> lo(n + 1), hi(n + 1);
+    {
+      int64_t chars = 0;
+      uint32_t b = 0;
+      auto to_char = [&](uint32_t to) {
+        for (; b < to; ++b) chars += (static_cast<unsigned char>(data[b]) & 0xC0) != 0x80;
+        return chars;
+      };
+      for (size_t i = 0; i <= n; ++i) {
+        lo[i] = to_char(i ? leaves[i - 1].end : 0);
+        hi[i] = to_char(i < n ? leaves[i].start : static_cast<uint32_t>(data.size()));
+      }
+    }
+    return py::make_tuple(to_array(lo), to_array(hi), to_array(symbols), to_array(gap_ids), to_array(keys),
+                          to_array(next), to_array(joinable), to_array(after_comment), unit_id);
+  }
+
+  // What units() interned, from id `start` on: symbols, whitespace texts (gaps, indentations, units), and
+  // plan keys (gap text, indentation, the next newline gap's text or -1, unit: whitespace text ids).
+  std::vector<std::string> unit_symbols(size_t start) const { return Names(symbols_, start); }
+  std::vector<std::string> unit_texts(size_t start) const { return Names(ws_, start); }
+  std::vector<std::array<int64_t, 4>> unit_keys(size_t start) const {
+    return {keys_.begin() + static_cast<ptrdiff_t>(std::min(start, keys_.size())), keys_.end()};
   }
 
   // Whether `edited` (which is `data` with bytes [start, old_end) replaced by its bytes [start, new_end))
@@ -121,6 +403,54 @@ class Leaves {
   struct Leaf {
     uint32_t kind, start, end;
   };
+
+  static std::vector<std::string> Names(const Interned &in, size_t start) {
+    std::vector<std::string> out;
+    for (size_t i = start; i < in.size(); ++i) out.push_back(in.name(static_cast<int64_t>(i)));
+    return out;
+  }
+
+  // parsing.schemes._kind_symbol's id, or -1 when its text is not ASCII (Python tells then).
+  int64_t TokenSymbol(uint32_t kind, std::string_view text) {
+    if (fixed_[kind] >= 0) {
+      const auto &[prefix, symbol] = prefixed_[kind];
+      return !prefix.empty() && text.substr(0, prefix.size()) == prefix ? symbol : fixed_[kind];
+    }
+    bool space = false;
+    for (char c : text) {
+      const auto u = static_cast<unsigned char>(c);
+      if (u >= 0x80) return -1;
+      space = space || AsciiSpace(u) || (u >= 0x1c && u <= 0x1f);   // str.isspace
+    }
+    if (!text.empty() && !space && std::find(reserved_.begin(), reserved_.end(), text) == reserved_.end())
+      return symbols_.id(text);
+    std::string upper = ts_language_symbol_name(language_, static_cast<TSSymbol>(kind));
+    for (char &c : upper) {
+      if (static_cast<unsigned char>(c) >= 0x80) return -1;
+      if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+    }
+    return symbols_.id(upper);
+  }
+
+  // ranker.repairs.joinable(left, right[:3]); 2 when a character it asks about is not ASCII.
+  uint8_t Joinable(std::string_view left, std::string_view right) const {
+    auto ascii = [](char c) { return static_cast<unsigned char>(c) < 0x80; };
+    const char a = left.back(), b = right.front();
+    if (!ascii(a) || !ascii(b) || !ascii(left[0]) || (left.size() > 1 && !ascii(left[1]))) return 2;
+    auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; };
+    auto digit = [](char c) { return c >= '0' && c <= '9'; };
+    const bool number = digit(left[0]) || (left[0] == '.' && left.size() > 1 && digit(left[1]));
+    const bool quote_a = a == '"' || a == '\'', quote_b = b == '"' || b == '\'';
+    if ((word(a) && word(b)) || (number && b == '.') || (a == '.' && digit(b)) || (quote_a && quote_b)) return 0;
+    const std::string_view right3 = right.substr(0, 3);
+    for (size_t j = 1; j <= std::min(left.size(), longest_head_); ++j) {
+      auto tails = tails_.find(std::string(left.substr(left.size() - j)));
+      if (tails == tails_.end()) continue;
+      for (const std::string &tail : tails->second)
+        if (right3.substr(0, tail.size()) == tail) return 0;
+    }
+    return 1;
+  }
 
   static constexpr size_t kKeepBytes = 1 << 20;   // texts kept between same_leaves calls: up to this size
 
@@ -190,6 +520,17 @@ class Leaves {
   TSTree *kept_tree_ = nullptr;
   std::vector<Leaf> kept_leaves_;
   bool kept_plain_ = false;
+  // the kind-units walk: token symbols by kind, the reserved texts, operator heads -> tails, and what it
+  // interned (symbols, whitespace texts, gap symbols by (gap, indentation, unit), plan keys)
+  std::vector<int64_t> fixed_;
+  std::vector<std::pair<std::string, int64_t>> prefixed_;
+  std::vector<bool> line_comment_;
+  std::vector<std::string> reserved_;
+  std::unordered_map<std::string, std::vector<std::string>> tails_;
+  size_t longest_head_ = 0;
+  Interned symbols_, ws_;
+  std::unordered_map<std::array<int64_t, 4>, int64_t, KeyHash> gap_symbols_, keys_index_;
+  std::vector<std::array<int64_t, 4>> keys_;
 };
 
 }  // namespace
@@ -201,5 +542,11 @@ PYBIND11_MODULE(_native, m) {
       .def("name", &Leaves::name, py::arg("kind"))
       .def("of", &Leaves::of, py::arg("data"))
       .def("same_leaves", &Leaves::same_leaves, py::arg("data"), py::arg("edited"), py::arg("start"),
-           py::arg("old_end"), py::arg("new_end"));
+           py::arg("old_end"), py::arg("new_end"))
+      .def("units_scheme", &Leaves::units_scheme, py::arg("fixed"), py::arg("prefixed"), py::arg("reserved"),
+           py::arg("operators"), py::arg("line_comment"))
+      .def("units", &Leaves::units, py::arg("data"))
+      .def("unit_symbols", &Leaves::unit_symbols, py::arg("start"))
+      .def("unit_texts", &Leaves::unit_texts, py::arg("start"))
+      .def("unit_keys", &Leaves::unit_keys, py::arg("start"));
 }

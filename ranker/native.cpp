@@ -811,6 +811,22 @@ py::object all_offsets(const py::buffer &candidates, int64_t length) {
 
 }  // namespace
 
+// Rows `index` of a table of `width` items per row, flat: a file's per-symbol (or per-gap) values from the
+// process's per-id tables of the kind-units walk (ranker/walk.py).
+template <class T>
+py::object Gather(const py::buffer &table_buffer, const py::buffer &index_buffer, int64_t width) {
+  View<T> table(table_buffer, "table");
+  View<int64_t> index(index_buffer, "index");
+  const size_t w = static_cast<size_t>(width), rows = w ? table.size() / w : 0;
+  std::vector<T> out(index.size() * w);
+  for (size_t i = 0; i < index.size(); ++i) {
+    const auto row = static_cast<size_t>(index[i]);
+    if (row >= rows) throw std::out_of_range("gather: index past the table");
+    std::copy(table.data() + row * w, table.data() + (row + 1) * w, out.data() + i * w);
+  }
+  return to_array(out);
+}
+
 PYBIND11_MODULE(_native, m) {
   m.doc() = "The ranker's per-repair arithmetic (see ranker/native.cpp)";
   py::class_<PlanTable, std::shared_ptr<PlanTable>>(m, "PlanTable")
@@ -851,6 +867,8 @@ PYBIND11_MODULE(_native, m) {
       .def("finish", &FileRanker::finish)
       .def("counts", &FileRanker::counts);
   m.def("format_ranking", &format_ranking, py::arg("candidates"), py::arg("length"), py::arg("limit") = -1);
+  m.def("gather_ids", &Gather<uint32_t>, py::arg("table"), py::arg("index"), py::arg("width"));
+  m.def("gather", &Gather<int64_t>, py::arg("table"), py::arg("index"), py::arg("width") = 1);
   m.def("all_offsets", &all_offsets, py::arg("candidates"), py::arg("length"));
   m.def("wide_contexts", &wide_contexts, py::arg("token_hashes"), py::arg("reach"), py::arg("pad"));
 }

@@ -22,6 +22,7 @@ from .habits import HabitCounts, habit_model
 from .repairs import Repair, joinable
 from .score import Scorer, ScoredStream, score_stream
 from .symbols import symbol_ids
+from .walk import Walked, covers, tables, walk_units
 
 # Dirichlet strength of the style cache, chosen on codrep2019/learning (tasks 0..999 by name, c18-o7
 # model): alpha 0.5: 0.9845, 1: 0.9846, 2: 0.9825, 4: 0.9802, no cache: 0.9717.
@@ -164,18 +165,12 @@ def rank_text(scorer: Scorer, scheme: Scheme, text: str, path: str = "", adapt: 
     if not text:
         none = array("q")
         return RankedFile(path, 0, none, array("d"), none, none, ("",), array("q", [0]), [], True)
-    stream = tokenize(text)
-    scored = score_stream(scorer, scheme, stream)
-    native, gap_texts = scored.native, stream.gap_texts
-    gap_starts = array("q", [0])
-    gap_starts.extend(stream.ends)
-    gaps = _gap_columns(scorer, scored, gap_starts)
-    ids = symbol_ids(scored.symbols) if adapt else None
-    if ids is not None:
-        ids.pop()   # '</s>'
-    # the tokens and symbols: a large file's memory is mostly theirs, as Python objects per token (a 5 MB
-    # file: about 150 MB), and the ranker needs only the columns made of them
-    del stream, scored
+    walked = walk_units(text) if covers(scheme) else None
+    if walked is not None:
+        native, gap_texts, gap_starts, gaps, ids = _walked_columns(scorer, walked, adapt)
+        del walked
+    else:
+        native, gap_texts, gap_starts, gaps, ids = _python_columns(scorer, scheme, text, adapt)
     ranker = _file_ranker(scorer, scheme, gaps, ids, n, adapt, style, alpha, top, least)
     del gaps, ids   # the ranker has its own copies
     for lo, hi in ranker.chunks(chunk_rows):
@@ -247,6 +242,29 @@ def explained_findings(scorer: Scorer, scheme: Scheme, text: str, path: str, top
     BACKGROUND_POOL best whatever `top` is (a file's scores do not depend on how many are printed)."""
     pool = top_findings(scorer, scheme, text, path, max(top, BACKGROUND_POOL), adapt, style)
     return Explained(pool[:top], background(pool[:BACKGROUND_POOL]))
+
+
+def _walked_columns(scorer: Scorer, walked: Walked, adapt: bool) -> tuple:
+    """(the stream's scores, gap texts, gap starts, _gap_columns, style ids or None) from the C++ walk."""
+    t = tables(scorer)
+    native = scorer.native.score(t.lm_ids(walked))
+    gaps = (t.gap_plans(walked), walked.lo, walked.hi, walked.joinable, walked.after_comment, walked.next_newline,
+            native.scores[0:-1:2])
+    return native, t.gap_texts(walked), walked.lo, gaps, t.style_ids(walked) if adapt else None
+
+
+def _python_columns(scorer: Scorer, scheme: Scheme, text: str, adapt: bool) -> tuple:
+    """The same, tokenized and walked in Python (the reference; the other schemes)."""
+    stream = tokenize(text)
+    scored = score_stream(scorer, scheme, stream)
+    gap_starts = array("q", [0])
+    gap_starts.extend(stream.ends)
+    ids = symbol_ids(scored.symbols) if adapt else None
+    if ids is not None:
+        ids.pop()   # '</s>'
+    # the tokens and symbols: a large file's memory is mostly theirs, as Python objects per token (a 5 MB
+    # file: about 150 MB), and the ranker needs only the columns made of them
+    return scored.native, stream.gap_texts, gap_starts, _gap_columns(scorer, scored, gap_starts), ids
 
 
 def _gap_columns(scorer: Scorer, scored: ScoredStream, lo: array) -> tuple:

@@ -30,6 +30,7 @@ class Scorer:
         self.native = general.mixture(project, weight)
         # repairs by kind of gap, for these models
         self.plans = RepairPlans(self.ids, self.native.models, EDITS[edits])
+        self.walk_tables = None   # ranker.walk's, for the C++ walk's ids (made on first use)
 
     def ids(self, symbols: list[str]) -> array:
         """KenLM word ids: one row per symbol, one column per model (flat, row-major)."""
