@@ -15,6 +15,7 @@ from parsing.schemes import Scheme
 from .cache import StyleCounts, symbol_ids, wide_keys
 from .rank import Style
 from .habits import HabitCounts
+from .walk import covers, interned, walk_units
 
 
 def _learn_file(scheme: Scheme, strict: bool, max_bytes: int | None, path: str):
@@ -26,10 +27,16 @@ def _learn_file(scheme: Scheme, strict: bool, max_bytes: int | None, path: str):
         return None
     if text.startswith(BOM):   # ranked without it (rank_text): its counts are the ones taken off
         text = text[1:]
-    stream = tokenize(text)
-    syms, _, unit = scheme.walk(stream)
     duplicate = hashlib.sha1(near_duplicate_key(text.encode("utf-8"))).digest() if strict else None
-    return wide_keys(symbol_ids(syms)), HabitCounts.of(stream.gap_texts, unit), duplicate
+    walked = walk_units(text) if covers(scheme) else None
+    if walked is not None:   # the C++ walk (ranker/walk.py)
+        common = interned()
+        ids, gap_texts, unit = common.style_ids(walked), common.gap_texts(walked), common.unit(walked)
+    else:
+        stream = tokenize(text)
+        syms, _, unit = scheme.walk(stream)
+        ids, gap_texts = symbol_ids(syms), stream.gap_texts
+    return wide_keys(ids), HabitCounts.of(gap_texts, unit), duplicate
 
 
 def folder_style(paths: list[str], scheme: Scheme, strict: bool, workers: int = 1, max_bytes: int | None = None):

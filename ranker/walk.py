@@ -68,29 +68,62 @@ def walk_units(text: str) -> Walked | None:
     return walked
 
 
+class _Interned:
+    """What the C++ walk has interned so far, by its ids: each symbol's style cache id (ranker.symbols) and
+    each whitespace text; the same for every scorer."""
+
+    def __init__(self):
+        self.symbol_ids = array("q")   # per symbol id: ranker.symbols' id
+        self.symbols: list[str] = []   # per symbol id: the symbol
+        self.texts: list[str] = []     # per whitespace text id: the text
+
+    def update(self) -> list[str]:
+        """Take in what the walker interned since the last call; the new symbols."""
+        walker = _walker()
+        new = walker.unit_symbols(len(self.symbols))
+        if new:
+            self.symbols.extend(new)
+            self.symbol_ids.extend(symbol_ids(new))
+        self.texts.extend(walker.unit_texts(len(self.texts)))
+        return new
+
+    def style_ids(self, walked: Walked) -> array:
+        """The style cache's ids of the file's symbols ('</s>' left out)."""
+        return gather(self.symbol_ids, walked.symbols)
+
+    def gap_texts(self, walked: Walked) -> tuple[str, ...]:
+        return tuple(map(self.texts.__getitem__, walked.gaps))
+
+    def unit(self, walked: Walked) -> str:
+        return self.texts[walked.unit]
+
+
+_INTERNED = _Interned()
+
+
+def interned() -> _Interned:
+    """The symbols and texts the C++ walk has interned, up to date."""
+    _INTERNED.update()
+    return _INTERNED
+
+
 class WalkTables:
-    """For one scorer: the KenLM ids (one per model), the style cache's symbol ids and the plan of
-    everything the C++ walk has interned so far, by its ids."""
+    """For one scorer: the KenLM ids (one per model) and the plan of everything the C++ walk has interned
+    so far, by its ids."""
 
     def __init__(self, scorer):
         self.scorer = scorer
         self.models = scorer.native.models
         self.kenlm = array("I")     # per symbol id: its KenLM ids, `models` of them
-        self.symbol_ids = array("q")   # per symbol id: ranker.symbols' id
-        self.texts: list[str] = []  # per whitespace text id: the text
         self.plans = array("q")     # per kind of gap id: its plan in the scorer's RepairPlans
         self.eos = scorer.ids(["</s>"])
 
     def update(self) -> None:
-        """Take in what the walker interned since the last call."""
-        walker = _walker()
-        new = walker.unit_symbols(len(self.symbol_ids))
-        if new:
-            self.kenlm.extend(self.scorer.ids(new))
-            self.symbol_ids.extend(symbol_ids(new))
-        self.texts.extend(walker.unit_texts(len(self.texts)))
-        texts, plans = self.texts, self.scorer.plans
-        for gap, indent, nxt, unit in walker.unit_keys(len(self.plans)):
+        common = interned()
+        if len(self.kenlm) < len(common.symbols) * self.models:
+            self.kenlm.extend(self.scorer.ids(common.symbols[len(self.kenlm) // self.models:]))
+        texts, plans = common.texts, self.scorer.plans
+        for gap, indent, nxt, unit in _walker().unit_keys(len(self.plans)):
             self.plans.extend(plans.plans([texts[gap]], [texts[indent]], [texts[nxt] if nxt >= 0 else None],
                                           texts[unit]))
 
@@ -98,15 +131,8 @@ class WalkTables:
         """The KenLM ids of the file's symbols, then '</s>' (Scorer.ids)."""
         return gather_ids(self.kenlm, walked.symbols, self.models) + self.eos
 
-    def style_ids(self, walked: Walked) -> array:
-        """The style cache's ids of the file's symbols ('</s>' left out)."""
-        return gather(self.symbol_ids, walked.symbols)
-
     def gap_plans(self, walked: Walked) -> array:
         return gather(self.plans, walked.keys)
-
-    def gap_texts(self, walked: Walked) -> tuple[str, ...]:
-        return tuple(map(self.texts.__getitem__, walked.gaps))
 
 
 def tables(scorer) -> WalkTables:
