@@ -235,11 +235,15 @@ class Leaves {
   // (gap starts, gap ends, symbol ids (2n+1), gap text ids, plan key ids, next newline gaps, joinable (2:
   // not told here, a non-ASCII character at the meeting ends), after a line comment, the unit's text id),
   // character offsets 0-based.
-  py::object units(py::bytes data_object) {
+  // With `keep`, the leaves are also returned, packed (a few bytes a leaf), as the last item (else None);
+  // given back as `parsed` for the same data, they are walked without parsing it again (bin/check's
+  // learning pass parses every file before the ranking pass does; for other data they are ignored).
+  py::object units(py::bytes data_object, bool keep, std::optional<py::bytes> parsed) {
     if (fixed_.empty()) throw std::logic_error("units: units_scheme not set");
     std::string_view data = data_object;
     std::vector<Leaf> leaves;
-    {
+    if (!parsed || !Unpack(*parsed, data, &leaves)) {
+      leaves.clear();
       py::gil_scoped_release unlocked;
       std::lock_guard<std::mutex> one_at_a_time(mutex_);
       std::string lf;   // parsed with every CR as LF, as parsing.java.tokenize does (one byte for one)
@@ -343,7 +347,8 @@ class Leaves {
       }
     }
     return py::make_tuple(to_array(lo), to_array(hi), to_array(symbols), to_array(gap_ids), to_array(keys),
-                          to_array(next), to_array(joinable), to_array(after_comment), unit_id);
+                          to_array(next), to_array(joinable), to_array(after_comment), unit_id,
+                          keep ? py::object(Pack(leaves, data)) : py::none());
   }
 
   // What units() interned, from id `start` on: symbols, whitespace texts (gaps, indentations, units), and
@@ -403,6 +408,58 @@ class Leaves {
   struct Leaf {
     uint32_t kind, start, end;
   };
+
+  // Leaves packed as varints (kind, the gap before, the length), after the data's size and hash and their count.
+  static py::bytes Pack(const std::vector<Leaf> &leaves, std::string_view data) {
+    std::string out;
+    out.reserve(16 + 4 * leaves.size());
+    auto put = [&out](uint64_t x) {
+      for (; x >= 0x80; x >>= 7) out += static_cast<char>(x | 0x80);
+      out += static_cast<char>(x);
+    };
+    put(data.size());
+    put(std::hash<std::string_view>()(data));
+    put(leaves.size());
+    uint32_t at = 0;
+    for (const Leaf &leaf : leaves) {
+      put(leaf.kind);
+      put(leaf.start - at);
+      put(leaf.end - leaf.start);
+      at = leaf.end;
+    }
+    return py::bytes(out);
+  }
+
+  // The leaves Pack packed, when they are `data`'s.
+  static bool Unpack(std::string_view packed, std::string_view data, std::vector<Leaf> *leaves) {
+    size_t i = 0;
+    bool ok = true;
+    auto get = [&]() {
+      uint64_t x = 0;
+      for (int shift = 0; ok; shift += 7) {
+        if (i >= packed.size() || shift > 63) {
+          ok = false;
+          break;
+        }
+        const auto byte = static_cast<unsigned char>(packed[i++]);
+        x |= static_cast<uint64_t>(byte & 0x7F) << shift;
+        if (!(byte & 0x80)) break;
+      }
+      return x;
+    };
+    if (get() != data.size() || get() != std::hash<std::string_view>()(data) || !ok) return false;
+    const uint64_t count = get();
+    if (!ok || count > data.size()) return false;
+    leaves->reserve(count);
+    uint64_t at = 0;
+    while (ok && i < packed.size()) {
+      const uint64_t kind = get(), start = at + get(), end = start + get();
+      if (!ok || kind >= 1 << 16 || end > data.size()) return false;
+      leaves->push_back(Leaf{static_cast<uint32_t>(kind), static_cast<uint32_t>(start), static_cast<uint32_t>(end)});
+      at = end;
+    }
+    return ok && leaves->size() == count;
+  }
 
   static std::vector<std::string> Names(const Interned &in, size_t start) {
     std::vector<std::string> out;
@@ -545,7 +602,7 @@ PYBIND11_MODULE(_native, m) {
            py::arg("old_end"), py::arg("new_end"))
       .def("units_scheme", &Leaves::units_scheme, py::arg("fixed"), py::arg("prefixed"), py::arg("reserved"),
            py::arg("operators"), py::arg("line_comment"))
-      .def("units", &Leaves::units, py::arg("data"))
+      .def("units", &Leaves::units, py::arg("data"), py::arg("keep") = false, py::arg("parsed") = py::none())
       .def("unit_symbols", &Leaves::unit_symbols, py::arg("start"))
       .def("unit_texts", &Leaves::unit_texts, py::arg("start"))
       .def("unit_keys", &Leaves::unit_keys, py::arg("start"));

@@ -120,6 +120,8 @@ class Style:
     folder: StyleCounts | None = None     # ranker.cache.StyleCounts
     exclude: StyleCounts | None = None
     habits: HabitCounts | None = None    # the folder's whitespace habits, the file's own left out
+    parsed: bytes | None = None   # the file's leaves as learning it parsed them (ranker/walk.py), so that ranking
+                                  # it does not parse it again (ignored when the text is not the same)
 
 
 def joinable_gaps(stream) -> array:
@@ -165,7 +167,7 @@ def rank_text(scorer: Scorer, scheme: Scheme, text: str, path: str = "", adapt: 
     if not text:
         none = array("q")
         return RankedFile(path, 0, none, array("d"), none, none, ("",), array("q", [0]), [], True)
-    walked = walk_units(text) if covers(scheme) else None
+    walked = walk_units(text, parsed=style.parsed) if covers(scheme) else None
     if walked is not None:
         native, gap_texts, gap_starts, gaps, ids = _walked_columns(scorer, walked, adapt)
         del walked

@@ -51,12 +51,14 @@ class Walked:
     joinable: array      # ranker.rank.joinable_gaps (uint8)
     after_comment: array  # ranker.rank.after_line_comment (uint8)
     unit: int            # the file's unit's text id
+    parsed: bytes | None  # with `keep`: the leaves, packed, for walking the same text again without parsing it
 
 
-def walk_units(text: str) -> Walked | None:
-    """The kind-units walk of Java source `text` (no BOM), or None when the C++ walk does not cover it."""
+def walk_units(text: str, keep: bool = False, parsed: bytes | None = None) -> Walked | None:
+    """The kind-units walk of Java source `text` (no BOM), or None when the C++ walk does not cover it.
+    `parsed`: a Walked.parsed, which saves the parse when it is this text's (else it is parsed again)."""
     walker = _walker()
-    out = walker.units(text.encode("utf-8"))
+    out = walker.units(text.encode("utf-8"), keep, parsed)
     if out is None:
         return None
     walked = Walked(*out)

@@ -149,3 +149,25 @@ def test_property_the_cpp_walk_equals_the_python_walk(parts, tail):
     got = walked(text)
     if got is not None:
         assert got == reference(text)
+
+
+def _columns(w) -> list:
+    return [list(getattr(w, f)) for f in ("lo", "hi", "symbols", "gaps", "keys", "next_newline", "joinable",
+                                          "after_comment")] + [w.unit]
+
+
+@pytest.mark.parametrize("name", ["4 spaces", "crlf", "non-ascii identifiers", "text block", "empty"])
+def test_kept_leaves_walk_the_same_without_parsing_again(name):
+    text = COVERED[name]
+    kept = walk_units(text, keep=True)
+    assert isinstance(kept.parsed, bytes) and walk_units(text).parsed is None
+    assert _columns(walk_units(text, parsed=kept.parsed)) == _columns(kept)
+
+
+@pytest.mark.parametrize("other", ["class A { int y; }\n", "class A { int x;  }\n", "class B { int x; }\n", ""])
+def test_kept_leaves_of_another_text_are_not_used(other):
+    kept = walk_units("class A { int x; }\n", keep=True).parsed
+    assert _columns(walk_units(other, parsed=kept)) == _columns(walk_units(other))
+    for broken in (kept[:-1], kept[:-3], kept[:-6], kept[:3], b"", b"\xff" * 40):   # cut or garbage: parsed again
+        assert _columns(walk_units(other, parsed=broken)) == _columns(walk_units(other))
+        assert _columns(walk_units("class A { int x; }\n", parsed=broken)) == _columns(walk_units("class A { int x; }\n"))
