@@ -18,6 +18,7 @@ from tqdm import tqdm
 from formats.files import InputError, decode
 from formats.sources import RawFile
 from parsing.schemes import Scheme, get_scheme
+from parsing.units import covers, interned, walk_units
 from unnatural import cli
 from unnatural.parallel import ordered_map
 
@@ -70,6 +71,10 @@ def encode(data: bytes, name: str, scheme: Scheme) -> tuple[bytes | None, int | 
         text = decode(data, name)
     except InputError as e:
         return None, str(e)
+    walked = walk_units(text) if covers(scheme) else None
+    if walked is not None:   # the default scheme's walk in C++ (parsing/units.py)
+        tokens = len(walked.symbols) // 2
+        return (None, NO_TOKENS) if not tokens else ((interned().sentence(walked) + "\n").encode("utf-8"), tokens)
     stream = scheme.tokenize(text)
     if not len(stream):
         return None, NO_TOKENS

@@ -19,6 +19,10 @@ from .tokens import TokenStream
 # Leaves that tree-sitter would split further but that are one token for us.
 WHOLE_KINDS = frozenset({"string_literal", "character_literal", "text_block", "line_comment", "block_comment"})
 _NON_SPACE = re.compile(r"\S+")
+# Java's operators and comment marks of two or more characters (two tokens that would form one cannot meet
+# without whitespace: ranker.repairs.joinable)
+JOINED_OPERATORS = ("==", "!=", "<=", ">=", "&&", "||", "++", "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
+                    "<<", ">>", ">>>", "<<=", ">>=", ">>>=", "->", "::", "...", "//", "/*", "*/")
 
 
 GRAMMAR = Grammar(tree_sitter_java.language, WHOLE_KINDS)

@@ -15,7 +15,7 @@ from parsing.schemes import Scheme
 from .cache import StyleCounts, symbol_ids, wide_keys
 from .rank import Style
 from .habits import HabitCounts
-from .walk import covers, interned, walk_units
+from .walk import covers, interned, style_ids, walk_units
 
 
 def _learn_file(scheme: Scheme, strict: bool, max_bytes: int | None, path: str):
@@ -32,7 +32,7 @@ def _learn_file(scheme: Scheme, strict: bool, max_bytes: int | None, path: str):
     walked = walk_units(text, keep=True) if covers(scheme) else None
     if walked is not None:   # the C++ walk (ranker/walk.py)
         common = interned()
-        ids, gap_texts, unit = common.style_ids(walked), common.gap_texts(walked), common.unit(walked)
+        ids, gap_texts, unit = style_ids(walked), common.gap_texts(walked), common.unit(walked)
         parsed = walked.parsed
     else:
         stream = tokenize(text)

@@ -22,7 +22,7 @@ from .habits import HabitCounts, habit_model
 from .repairs import Repair, joinable
 from .score import Scorer, ScoredStream, score_stream
 from .symbols import symbol_ids
-from .walk import Walked, covers, interned, tables, walk_units
+from .walk import Walked, covers, interned, style_ids, tables, walk_units
 
 # Dirichlet strength of the style cache, chosen on codrep2019/learning (tasks 0..999 by name, c18-o7
 # model): alpha 0.5: 0.9845, 1: 0.9846, 2: 0.9825, 4: 0.9802, no cache: 0.9717.
@@ -252,8 +252,7 @@ def _walked_columns(scorer: Scorer, walked: Walked, adapt: bool) -> tuple:
     native = scorer.native.score(t.lm_ids(walked))
     gaps = (t.gap_plans(walked), walked.lo, walked.hi, walked.joinable, walked.after_comment, walked.next_newline,
             native.scores[0:-1:2])
-    common = interned()
-    return native, common.gap_texts(walked), walked.lo, gaps, common.style_ids(walked) if adapt else None
+    return native, interned().gap_texts(walked), walked.lo, gaps, style_ids(walked) if adapt else None
 
 
 def _python_columns(scorer: Scorer, scheme: Scheme, text: str, adapt: bool) -> tuple:

@@ -12,11 +12,12 @@ from array import array
 from dataclasses import dataclass
 from functools import lru_cache
 
+from parsing.java import JOINED_OPERATORS
+
 WHITESPACE = (" ", "\t", "\n")
-# Java's operators and comment marks of two or more characters: two tokens whose meeting ends would form
-# one of them cannot be joined by deleting the whitespace between them
-_JOINED = ("==", "!=", "<=", ">=", "&&", "||", "++", "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
-           "<<", ">>", ">>>", "<<=", ">>=", ">>>=", "->", "::", "...", "//", "/*", "*/")
+# two tokens whose meeting ends would form one of Java's operators or comment marks of two or more characters
+# cannot be joined by deleting the whitespace between them
+_JOINED = JOINED_OPERATORS
 
 
 def _tails(operators) -> dict[str, tuple[str, ...]]:

@@ -9,7 +9,8 @@ from parsing.java import tokenize
 from parsing.schemes import SCHEMES
 from ranker.rank import after_line_comment, joinable_gaps, rank_text
 from ranker.score import next_newline_gaps
-from ranker.walk import _walker, covers, interned, walk_units
+from parsing.units import covers, interned
+from ranker.walk import walk_units
 
 from conftest import data_path
 
@@ -33,14 +34,12 @@ def walked(text: str) -> dict | None:
     w = walk_units(text)
     if w is None:
         return None
-    common, keys = interned(), _walker().unit_keys(0)
-    texts = common.texts
+    common = interned()
+    keys = common.keys()
     return dict(lo=list(w.lo), hi=list(w.hi), symbols=[common.symbols[s] for s in w.symbols],
-                gaps=[texts[g] for g in w.gaps],
-                keys=[(texts[g], texts[i], texts[n] if n >= 0 else None, texts[u]) for g, i, n, u in
-                      (keys[k] for k in w.keys)],
+                gaps=list(common.gap_texts(w)), keys=[keys[k] for k in w.keys],
                 next_newline=list(w.next_newline), joinable=list(w.joinable), after_comment=list(w.after_comment),
-                unit=texts[w.unit])
+                unit=common.unit(w))
 
 
 JAVADOC = "/**\n * Doc.\n */\n"
