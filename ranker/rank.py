@@ -120,7 +120,7 @@ class Style:
     folder: StyleCounts | None = None     # ranker.cache.StyleCounts
     exclude: StyleCounts | None = None
     habits: HabitCounts | None = None    # the folder's whitespace habits, the file's own left out
-    parsed: bytes | None = None   # the file's leaves as learning it parsed them (ranker/walk.py), so that ranking
+    parsed: bytes | None = None   # the file's leaves as learning it parsed them (parsing/units.py), so that ranking
                                   # it does not parse it again (ignored when the text is not the same)
 
 
