@@ -8,14 +8,14 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <array>
-#include <map>
 #include <algorithm>
+#include <array>
 #include <cctype>
+#include <map>
 #include <mutex>
-#include <tuple>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -58,7 +58,6 @@ struct KeyHash {
 };
 
 bool AsciiSpace(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
-bool LineBreak(char c) { return c == '\n' || c == '\r'; }
 
 // What follows the last line break of `s` (all of it when it has none): parsing.offsets.last_line.
 std::string_view LastLine(std::string_view s) {
@@ -247,14 +246,14 @@ class Leaves {
       py::gil_scoped_release unlocked;
       std::lock_guard<std::mutex> one_at_a_time(mutex_);
       std::string lf;   // parsed with every CR as LF, as parsing.java.tokenize does (one byte for one)
-      std::string_view parsed = data;
+      std::string_view source = data;
       if (data.find('\r') != std::string_view::npos) {
         lf.assign(data);
         for (char &c : lf)
           if (c == '\r') c = '\n';
-        parsed = lf;
+        source = lf;
       }
-      TSTree *tree = ts_parser_parse_string(parser_, nullptr, parsed.data(), static_cast<uint32_t>(parsed.size()));
+      TSTree *tree = ts_parser_parse_string(parser_, nullptr, source.data(), static_cast<uint32_t>(source.size()));
       Walk(tree, &leaves);
       ts_tree_delete(tree);
     }
