@@ -26,7 +26,7 @@ from unnatural.signature import versions
 
 from .corpus import CorpusStats, write_corpus
 from .kenlm_tools import LmplzPipe, build_binary, check_memory, lmplz, memory_for
-from .model import MAX_ORDER, signature_path
+from .model import MAX_ORDER, ceilings_path, signature_path
 
 # JDK modules held out of the default model, so that `make demo` and the detection development sets
 # (evaluation/devsets.py) test on files it never saw.
@@ -87,10 +87,13 @@ def estimate(corpora: list[Path], output: Path, order: int, tmp: Path, keep_arpa
 
 
 def binarize(arpa: Path, output: Path, tmp: Path, keep_arpa: bool, made: dict, commit: bool = True) -> dict:
-    """build_binary of lmplz's `arpa` into `output`, replaced atomically; without `commit`, the model is
-    left at made["partial"] for `commit_model`. Returns `made` with the sizes added."""
+    """build_binary of lmplz's `arpa` into `output`, replaced atomically, with its word ceilings beside it (the
+    ranker's bounds: lm/native.cpp's write_ceilings, about 0.2 s for the default model); without `commit`, the
+    model is left at made["partial"] for `commit_model`. Returns `made` with the sizes added."""
+    from ._native import write_ceilings   # compiled; only building needs it here
     partial = tmp / f"{output.name}.partial"
     build_binary(arpa, partial)
+    write_ceilings(str(arpa), str(ceilings_path(partial)), partial.stat().st_size)
     arpa_bytes = arpa.stat().st_size
     if keep_arpa:
         arpa.replace(output.with_suffix(".arpa"))
@@ -99,6 +102,7 @@ def binarize(arpa: Path, output: Path, tmp: Path, keep_arpa: bool, made: dict, c
     made = {**made, "arpa_bytes": arpa_bytes, "binary_bytes": partial.stat().st_size}
     if commit:
         with cli.deferred_interrupts():
+            ceilings_path(partial).replace(ceilings_path(output))
             partial.replace(output)
     else:
         made["partial"] = partial
@@ -112,6 +116,7 @@ def commit_model(partial: Path, output: Path, signature: dict) -> None:
     tmp = sig.with_name(sig.name + ".partial")
     tmp.write_text(json.dumps(signature, indent=2) + "\n")
     with cli.deferred_interrupts():
+        ceilings_path(partial).replace(ceilings_path(output))
         partial.replace(output)
         tmp.replace(sig)
 

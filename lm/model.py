@@ -165,9 +165,13 @@ class LanguageModel:
         if project is not None and project.scheme != self.scheme:
             raise ValueError(f"project model scheme '{project.scheme}' differs from '{self.scheme}'")
         mixed = project is not None and weight > 0
+        # each word's highest score in any context, which tightens the ranker's bounds (bin/build-lm writes them
+        # beside the model; without them a word's ceiling is log10 1 = 0: the same answers, more lookups)
+        ceilings = [str(ceilings_path(m.path)) if ceilings_path(m.path).exists() else ""
+                    for m in ([self, project] if mixed else [self])]
         try:
             with quiet_stderr():
-                return Mixture(str(self.path), str(project.path) if mixed else "", weight)
+                return Mixture(str(self.path), str(project.path) if mixed else "", weight, ceilings)
         except (RuntimeError, OSError) as e:
             text = str(e)
             bad = project.path if mixed and str(project.path) in text and str(self.path) not in text else self.path
@@ -191,6 +195,11 @@ def model_fields(signature: dict) -> list[tuple[str, object]]:
 
 def signature_path(model_path: Path) -> Path:
     return Path(str(model_path) + ".json")
+
+
+def ceilings_path(model_path: Path) -> Path:
+    """Where `bin/build-lm` writes a model's word ceilings (lm/native.cpp's write_ceilings)."""
+    return Path(str(model_path) + ".ceilings")
 
 
 def read_signature(model_path: Path) -> dict:

@@ -21,8 +21,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <deque>
+#include <fstream>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -42,6 +46,7 @@ namespace {
 
 constexpr int kMaxModels = 2;
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
+constexpr const char *kCeilingsSuffix = ".ceilings";   // lm/model.py's ceilings_path: beside the model
 
 // The stream's states and scores. The KenLM state before symbol k is kept compactly: its words are the
 // symbols before k, most recent first (<s> before the first), so only its length and backoffs are stored
@@ -49,6 +54,7 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 struct Scored {
   int models = 1;
   std::vector<double> scores;
+  std::vector<double> slack;   // per symbol: its ceiling after the symbol before it (Mixture::Ceiling) less its score
   std::vector<WordIndex> ids[kMaxModels];
   std::vector<unsigned char> lengths[kMaxModels];   // per symbol, one more at the end
   std::vector<float> backoffs[kMaxModels];          // `stride` per symbol
@@ -129,10 +135,26 @@ class Rescorer;
 
 class Mixture {
  public:
-  Mixture(const std::string &general, const std::string &project, double weight)
+  // `ceilings`: per model, the file `bin/build-lm` wrote beside it (ceilings_path in lm/model.py), or "" (none:
+  // every word's ceiling is log10 1 = 0).
+  Mixture(const std::string &general, const std::string &project, double weight,
+          const std::vector<std::string> &ceilings = {})
       : weight_(weight) {
     models_.emplace_back(lm::ngram::LoadVirtual(general.c_str()));
     if (!project.empty() && weight > 0) models_.emplace_back(lm::ngram::LoadVirtual(project.c_str()));
+    if (ceilings.size() > models_.size()) throw std::invalid_argument("Mixture: one ceilings file per model at most");
+    for (size_t j = 0; j < ceilings.size(); ++j)
+      if (!ceilings[j].empty()) ReadCeilings(j, ceilings[j]);
+  }
+
+  // Word w's ceiling after the words a, b (ids per model) under the mixture: the mix of each model's highest
+  // log10 probability of w in any context that ends with a b (0 where a model has no ceilings), at least its
+  // score in every such context (Step's arithmetic is monotone).
+  double Ceiling(const WordIndex *a, const WordIndex *b, const WordIndex *w) const {
+    const double g = ModelCeiling(0, a[0], b[0], w[0]);
+    if (models_.size() == 1) return g;
+    const double p = ModelCeiling(1, a[1], b[1], w[1]);
+    return std::log10((1.0 - weight_) * std::pow(10.0, g) + weight_ * std::pow(10.0, p));
   }
 
   int order() const { return models_[0]->Order(); }
@@ -170,6 +192,7 @@ class Mixture {
       scored->Keep(j, 0, state[0][j]);
     }
     scored->scores.resize(n);
+    scored->slack.resize(n);
     py::gil_scoped_release unlocked;
     int cur = 0;
     for (size_t k = 0; k < n; ++k) {
@@ -182,6 +205,12 @@ class Mixture {
         w[j] = scored->ids[j][k];
       }
       scored->scores[k] = Step(from, w, to);
+      WordIndex a[kMaxModels], b[kMaxModels];
+      for (size_t j = 0; j < m; ++j) {
+        a[j] = scored->Word(j, static_cast<int64_t>(k) - 2);
+        b[j] = scored->Word(j, static_cast<int64_t>(k) - 1);
+      }
+      scored->slack[k] = std::max(0.0, Ceiling(a, b, w) - scored->scores[k]);
       cur ^= 1;
       for (size_t j = 0; j < m; ++j) scored->Keep(j, k + 1, state[cur][j]);
     }
@@ -266,6 +295,71 @@ class Mixture {
   }
 
  private:
+  // A context ending with a b has the n-gram of its longest suffix that has one with w: one ending "a b w",
+  // whose probability is at most the triple's ceiling, else "b w" or w alone, whose backoffs make it at most
+  // their own probability (lmplz's backoffs are at most 1; write_ceilings checks). Word ids are packed 21 bits
+  // each.
+  static uint64_t Key(WordIndex a, WordIndex b, WordIndex w) {
+    return (static_cast<uint64_t>(a) << 42) | (static_cast<uint64_t>(b) << 21) | w;
+  }
+  double ModelCeiling(size_t j, WordIndex a, WordIndex b, WordIndex w) const {
+    const Ceilings &c = ceilings_[j];
+    if (c.unigrams.empty()) return 0.0;
+    float value;
+    if (c.triples.Find(Key(a, b, w), &value) || c.bigrams.Find(Key(0, b, w), &value)) return value;
+    return w < c.unigrams.size() ? c.unigrams[w] : 0.0;
+  }
+
+  // The file of ceilings lmplz's ARPA gave (write_ceilings), if it is this model's: its first line names the
+  // model's size in bytes, then per line one word and its unigram probability, two and their bigram's, or
+  // three and the highest probability of the n-grams ending with them. Another model's (a stale file: another
+  // size, or a word this model does not know) is ignored, and so is a file with a word id past 21 bits.
+  void ReadCeilings(size_t j, const std::string &path) {
+    std::ifstream in(path);
+    std::string line;
+    if (!in || !std::getline(in, line)) return;
+    long long bytes = -1;
+    if (std::sscanf(line.c_str(), "# unnatural word ceilings, model bytes %lld", &bytes) != 1) return;
+    std::ifstream model(path.substr(0, path.size() - std::string(kCeilingsSuffix).size()), std::ios::binary | std::ios::ate);
+    if (!model || static_cast<long long>(model.tellg()) != bytes) return;
+    const lm::base::Vocabulary &vocab = models_[j]->BaseVocabulary();
+    Ceilings c;
+    std::vector<std::pair<uint64_t, float>> bigrams, triples;
+    while (std::getline(in, line)) {
+      const size_t tab = line.find('\t');
+      if (tab == std::string::npos) return;   // not a ceilings file: none
+      const float value = std::strtof(line.c_str() + tab + 1, nullptr);
+      WordIndex w[3];
+      int n = 0;
+      for (size_t from = 0; from < tab && n < 3; ++n) {
+        size_t to = line.find(' ', from);
+        if (to == std::string::npos || to > tab) to = tab;
+        w[n] = vocab.Index(StringPiece(line.data() + from, to - from));
+        if (w[n] >= (1u << 21)) return;
+        if (w[n] == vocab.NotFound() && line.compare(from, to - from, "<unk>") != 0) return;   // another model's
+        from = to + 1;
+      }
+      if (n == 1) {
+        if (w[0] >= c.unigrams.size()) c.unigrams.resize(w[0] + 1, 0.0f);
+        c.unigrams[w[0]] = value;
+      } else if (n == 2) {
+        bigrams.emplace_back(Key(0, w[0], w[1]), value);
+      } else if (n == 3) {
+        triples.emplace_back(Key(w[0], w[1], w[2]), value);
+      }
+    }
+    c.bigrams = FloatTable(bigrams);
+    // a triple's entry holds the ceiling of its whole lookup: at least what its bigram (or word) would give
+    for (auto &[key, value] : triples) {
+      const WordIndex b = (key >> 21) & ((1u << 21) - 1), w = key & ((1u << 21) - 1);
+      float below;
+      if (!c.bigrams.Find(Key(0, b, w), &below)) below = w < c.unigrams.size() ? c.unigrams[w] : 0.0f;
+      value = std::max(value, below);
+    }
+    c.triples = FloatTable(triples);
+    ceilings_[j] = std::move(c);
+  }
+
   // log10 P(w | from) under the mixture; the next states go to `to`. (Remembering steps in a hash map,
   // though two thirds of a file's steps repeat, was twice as slow as asking KenLM again.)
   double Step(const State *const *from, const WordIndex *w, State *const *to) const {
@@ -285,6 +379,47 @@ class Mixture {
   }
 
   std::vector<std::unique_ptr<lm::base::Model>> models_;
+  // Open addressing from a 63-bit key to a float, filled once (std::unordered_map's nodes were 13% of a
+  // ranking's CPU: the bounds look ceilings up for every repair).
+  class FloatTable {
+   public:
+    FloatTable() = default;
+    explicit FloatTable(const std::vector<std::pair<uint64_t, float>> &items) {
+      size_t n = 16;
+      while (n < 2 * items.size()) n *= 2;
+      keys_.assign(n, kEmpty);
+      values_.assign(n, 0.0f);
+      shift_ = 64 - __builtin_ctzll(n);
+      for (const auto &[key, value] : items) {
+        size_t slot = Slot(key);
+        while (keys_[slot] != kEmpty && keys_[slot] != key) slot = (slot + 1) & (n - 1);
+        keys_[slot] = key;
+        values_[slot] = value;
+      }
+    }
+    bool Find(uint64_t key, float *value) const {
+      if (keys_.empty()) return false;
+      for (size_t slot = Slot(key);; slot = (slot + 1) & (keys_.size() - 1)) {
+        if (keys_[slot] == key) {
+          *value = values_[slot];
+          return true;
+        }
+        if (keys_[slot] == kEmpty) return false;
+      }
+    }
+
+   private:
+    static constexpr uint64_t kEmpty = ~uint64_t{0};   // no 63-bit key
+    size_t Slot(uint64_t key) const { return (key * 0x9E3779B97F4A7C15ULL) >> shift_; }
+    std::vector<uint64_t> keys_;
+    std::vector<float> values_;
+    int shift_ = 64;
+  };
+  struct Ceilings {   // ReadCeilings (none: every ceiling is 0)
+    std::vector<float> unigrams;   // per word id: its unigram probability
+    FloatTable bigrams, triples;   // by Key: a bigram's probability; a triple's ceiling (at least its bigram's)
+  };
+  Ceilings ceilings_[kMaxModels];
   double weight_;
   mutable int64_t steps_ = 0;   // lookups so far (one per model each): what the benchmarks count
 
@@ -342,10 +477,11 @@ class Rescorer {
         double rest = 0;
         if (kk < 0 || kk <= hi1) {
           const int64_t hi = kk < 0 ? hi1 : std::min(end_ - 1, kk + reach_);
-          for (int64_t t = k + 1; t <= hi; ++t) rest -= s.scores[t];
+          for (int64_t t = k + 1; t <= hi; ++t) rest += Slack(t, k, &w1_[r * m], kk, &w2_[r * m]);
         } else {
-          for (int64_t t = k + 1; t <= hi1; ++t) rest -= s.scores[t];
-          for (int64_t t = kk, hi2 = std::min(end_ - 1, kk + reach_); t <= hi2; ++t) rest -= s.scores[t];
+          for (int64_t t = k + 1; t <= hi1; ++t) rest += Slack(t, k, &w1_[r * m], kk, &w2_[r * m]);
+          for (int64_t t = kk, hi2 = std::min(end_ - 1, kk + reach_); t <= hi2; ++t)
+            rest += Slack(t, k, &w1_[r * m], kk, &w2_[r * m]);
         }
         bound[r] = (first[r] - s.scores[k]) + rest;
       }
@@ -382,7 +518,7 @@ class Rescorer {
         const int64_t k = k1_[r], kk = k2_[r];
         const WordIndex *a = &w1_[r * m], *b = &w2_[r * m];
         const First *start = first_at_[r];
-        const Segment *one = target[i] == -kInfinity ? &Get(k, a, -1, nullptr, start) : Reach(k, a, kk, target[i], start);
+        const Segment *one = target[i] == -kInfinity ? &Get(k, a, -1, nullptr, start) : Reach(k, a, kk, b, target[i], start);
         if (!one) {   // cannot reach its target
           delta[i] = -kInfinity;
           first[i] = std::numeric_limits<double>::quiet_NaN();
@@ -423,6 +559,19 @@ class Rescorer {
     double score;
     State out[kMaxModels];       // the states after it (Run starts from there)
   };
+
+  // What symbol t > k can gain at most in the stream with symbol k changed to w1 (and kk to w2, when kk >= 0):
+  // its ceiling after the symbol before it less its observed score.
+  double Slack(int64_t t, int64_t k, const WordIndex *w1, int64_t kk, const WordIndex *w2) const {
+    const Scored &s = *scored_;
+    if (t - 2 != k && t - 1 != k && t - 2 != kk && t - 1 != kk && t != kk) return s.slack[t];
+    WordIndex words[3][kMaxModels];
+    for (int i = 0; i < 3; ++i) {
+      const int64_t at = t - 2 + i;
+      for (int j = 0; j < s.models; ++j) words[i][j] = at == k ? w1[j] : at == kk ? w2[j] : s.Word(j, at);
+    }
+    return mixture_.Ceiling(words[0], words[1], words[2]) - s.scores[t];
+  }
 
   uint64_t Window(uint64_t h, int64_t lo, int64_t hi) const {
     for (int j = 0; j < scored_->models; ++j)
@@ -507,7 +656,8 @@ class Rescorer {
   // The effect of changing symbol k to w, as Get, unless the repair (with its second change at kk, if any)
   // cannot reach `target`: its differences so far plus minus the observed score of every symbol left that
   // either change can reach fall short (nullptr then; not remembered).
-  const Segment *Reach(int64_t k, const WordIndex *w, int64_t kk, double target, const First *start) {
+  const Segment *Reach(int64_t k, const WordIndex *w, int64_t kk, const WordIndex *w2, double target,
+                       const First *start) {
     uint64_t h;
     size_t slot;
     Segment probe = Probe(k, w, -1, nullptr, &h, &slot);
@@ -518,7 +668,7 @@ class Rescorer {
     const int64_t hi1 = std::min(end_ - 1, k + reach_), hi2 = kk >= 0 ? std::min(end_ - 1, kk + reach_) : -1;
     rest_.clear();
     for (int64_t t = k + 1; t <= std::max(hi1, hi2); ++t)
-      rest_.push_back(t <= hi1 || t >= kk ? -s.scores[t] : 0.0);
+      rest_.push_back(t <= hi1 || t >= kk ? Slack(t, k, w, kk, w2) : 0.0);
     for (size_t i = rest_.size(); i-- > 1;) rest_[i - 1] += rest_[i];
     auto after = [&](int64_t t) { return t - k < static_cast<int64_t>(rest_.size()) ? rest_[t - k] : 0.0; };
     probe.terms = terms_.size();
@@ -564,21 +714,87 @@ py::tuple Mixture::rescore(std::shared_ptr<Scored> scored, const py::buffer &k1,
   return all.rescore(std::nullopt, std::nullopt);
 }
 
+// The ceilings of lmplz's ARPA file `arpa` (Mixture::ReadCeilings): each unigram's and bigram's probability,
+// and per three words ending an n-gram of order 3 or more, the highest probability of those n-grams. A context
+// without a longer n-gram of a word backs off to a shorter one, times backoffs that lmplz's interpolated
+// Kneser-Ney makes at most 1 (log10 0 at most); were one positive, the largest of each order would be added to
+// every value, so that the ceilings stay upper bounds. Written to `out` for a binary model of `bytes` bytes;
+// returns the number of lines after the first.
+size_t write_ceilings(const std::string &arpa, const std::string &out, long long bytes) {
+  std::ifstream in(arpa);
+  if (!in) throw std::runtime_error(arpa + ": cannot read the ARPA file");
+  std::map<std::string, float> exact, triples;   // unigrams and bigrams; the last three words of longer ones
+  std::vector<double> raise;   // per order: the largest positive log10 backoff of its n-grams (as contexts)
+  std::string line;
+  int order = 0;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    if (line[0] == '\\') {
+      int n = 0;
+      order = std::sscanf(line.c_str(), "\\%d-grams:", &n) == 1 ? n : 0;
+      continue;
+    }
+    if (order == 0) continue;
+    const size_t tab = line.find('\t');
+    if (tab == std::string::npos) throw std::runtime_error(arpa + ": not an ARPA n-gram line: " + line);
+    const size_t end = line.find('\t', tab + 1);
+    const float prob = std::strtof(line.c_str(), nullptr);
+    const std::string gram = line.substr(tab + 1, (end == std::string::npos ? line.size() : end) - tab - 1);
+    if (order <= 2) {
+      exact[gram] = prob;
+    } else {
+      size_t from = gram.size();
+      for (int i = 0; i < 3; ++i) from = gram.rfind(' ', from - 1);
+      std::string key = gram.substr(from + 1);
+      auto at = triples.find(key);
+      if (at == triples.end()) triples.emplace(std::move(key), prob);
+      else at->second = std::max(at->second, prob);
+    }
+    if (end != std::string::npos) {
+      const double backoff = std::strtod(line.c_str() + end + 1, nullptr);
+      if (static_cast<int>(raise.size()) < order) raise.resize(order, 0.0);
+      raise[order - 1] = std::max(raise[order - 1], backoff);
+    }
+  }
+  double up = 0;
+  for (double r : raise) up += r;
+  std::FILE *f = std::fopen(out.c_str(), "w");
+  if (!f) throw std::runtime_error(out + ": cannot write the ceilings");
+  std::fprintf(f, "# unnatural word ceilings, model bytes %lld\n", bytes);
+  for (const auto *table : {&exact, &triples})
+    for (const auto &[words, p] : *table) {
+      const float c = up > 0 ? static_cast<float>(std::min(0.0, p + up + 1e-6)) : p;
+      std::fprintf(f, "%s\t%.9g\n", words.c_str(), static_cast<double>(c));
+    }
+  if (std::fclose(f) != 0) throw std::runtime_error(out + ": cannot write the ceilings");
+  return exact.size() + triples.size();
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_native, m) {
   m.doc() = "KenLM scoring and batched repair rescoring for the ranker (see lm/native.cpp)";
+  m.def("write_ceilings", &write_ceilings, py::arg("arpa"), py::arg("out"), py::arg("bytes"));
+  m.attr("CEILINGS_SUFFIX") = kCeilingsSuffix;
   py::class_<Scored, std::shared_ptr<Scored>>(m, "Scored")
       .def_property_readonly("scores", [](const Scored &s) { return to_array(s.scores); })
       .def("__len__", [](const Scored &s) { return s.scores.size(); });
   py::class_<Mixture>(m, "Mixture")
-      .def(py::init<const std::string &, const std::string &, double>(), py::arg("general"),
-           py::arg("project") = "", py::arg("weight") = 0.0)
+      .def(py::init<const std::string &, const std::string &, double, const std::vector<std::string> &>(),
+           py::arg("general"), py::arg("project") = "", py::arg("weight") = 0.0,
+           py::arg("ceilings") = std::vector<std::string>())
       .def_property_readonly("order", &Mixture::order)
       .def_property_readonly("models", &Mixture::models)
       .def_property_readonly("steps", &Mixture::steps,
                              "symbols scored so far (each a lookup per model): a measure of work that load does not change")
       .def("index", &Mixture::index, py::arg("symbols"))
+      .def("ceiling", [](const Mixture &mixture, const py::buffer &a, const py::buffer &b, const py::buffer &ids) {
+             View<uint32_t> A(a, "a"), B(b, "b"), w(ids, "ids");
+             if (static_cast<int>(w.size()) != mixture.models() || A.size() != w.size() || B.size() != w.size())
+               throw std::invalid_argument("ceiling: one id per model");
+             return mixture.Ceiling(A.data(), B.data(), w.data());
+           }, py::arg("a"), py::arg("b"), py::arg("ids"),
+           "the ceiling of word `ids` after words a b: its highest log10 probability in any context ending with them")
       .def("score", &Mixture::score, py::arg("ids"))
       .def("rescore", &Mixture::rescore, py::arg("scored"), py::arg("k1"), py::arg("w1"), py::arg("k2"),
            py::arg("w2"))
