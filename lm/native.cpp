@@ -387,32 +387,33 @@ class Mixture {
     explicit FloatTable(const std::vector<std::pair<uint64_t, float>> &items) {
       size_t n = 16;
       while (n < 2 * items.size()) n *= 2;
-      keys_.assign(n, kEmpty);
-      values_.assign(n, 0.0f);
+      slots_.assign(n, Entry{kEmpty, 0.0f});
       shift_ = 64 - __builtin_ctzll(n);
       for (const auto &[key, value] : items) {
         size_t slot = Slot(key);
-        while (keys_[slot] != kEmpty && keys_[slot] != key) slot = (slot + 1) & (n - 1);
-        keys_[slot] = key;
-        values_[slot] = value;
+        while (slots_[slot].key != kEmpty && slots_[slot].key != key) slot = (slot + 1) & (n - 1);
+        slots_[slot] = Entry{key, value};
       }
     }
     bool Find(uint64_t key, float *value) const {
-      if (keys_.empty()) return false;
-      for (size_t slot = Slot(key);; slot = (slot + 1) & (keys_.size() - 1)) {
-        if (keys_[slot] == key) {
-          *value = values_[slot];
+      if (slots_.empty()) return false;
+      for (size_t slot = Slot(key);; slot = (slot + 1) & (slots_.size() - 1)) {
+        if (slots_[slot].key == key) {
+          *value = slots_[slot].value;
           return true;
         }
-        if (keys_[slot] == kEmpty) return false;
+        if (slots_[slot].key == kEmpty) return false;
       }
     }
 
    private:
     static constexpr uint64_t kEmpty = ~uint64_t{0};   // no 63-bit key
+    struct Entry {   // key and value side by side: one cache line a probe
+      uint64_t key;
+      float value;
+    };
     size_t Slot(uint64_t key) const { return (key * 0x9E3779B97F4A7C15ULL) >> shift_; }
-    std::vector<uint64_t> keys_;
-    std::vector<float> values_;
+    std::vector<Entry> slots_;
     int shift_ = 64;
   };
   struct Ceilings {   // ReadCeilings (none: every ceiling is 0)
@@ -565,7 +566,7 @@ class Rescorer {
   double Slack(int64_t t, int64_t k, const WordIndex *w1, int64_t kk, const WordIndex *w2) const {
     const Scored &s = *scored_;
     if (t - 2 != k && t - 1 != k && t - 2 != kk && t - 1 != kk && t != kk) return s.slack[t];
-    WordIndex words[3][kMaxModels];
+    WordIndex words[3][kMaxModels] = {};
     for (int i = 0; i < 3; ++i) {
       const int64_t at = t - 2 + i;
       for (int j = 0; j < s.models; ++j) words[i][j] = at == k ? w1[j] : at == kk ? w2[j] : s.Word(j, at);
