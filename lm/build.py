@@ -93,7 +93,8 @@ def binarize(arpa: Path, output: Path, tmp: Path, keep_arpa: bool, made: dict, c
     from ._native import write_ceilings   # compiled; only building needs it here
     partial = tmp / f"{output.name}.partial"
     build_binary(arpa, partial)
-    write_ceilings(str(arpa), str(ceilings_path(partial)), partial.stat().st_size)
+    ceilings_path(output).unlink(missing_ok=True)   # another model's: the new one may have none (a huge vocabulary)
+    write_ceilings(str(arpa), str(ceilings_path(partial)), str(partial))
     arpa_bytes = arpa.stat().st_size
     if keep_arpa:
         arpa.replace(output.with_suffix(".arpa"))
@@ -102,7 +103,7 @@ def binarize(arpa: Path, output: Path, tmp: Path, keep_arpa: bool, made: dict, c
     made = {**made, "arpa_bytes": arpa_bytes, "binary_bytes": partial.stat().st_size}
     if commit:
         with cli.deferred_interrupts():
-            ceilings_path(partial).replace(ceilings_path(output))
+            _put_ceilings(partial, output)
             partial.replace(output)
     else:
         made["partial"] = partial
@@ -116,9 +117,15 @@ def commit_model(partial: Path, output: Path, signature: dict) -> None:
     tmp = sig.with_name(sig.name + ".partial")
     tmp.write_text(json.dumps(signature, indent=2) + "\n")
     with cli.deferred_interrupts():
-        ceilings_path(partial).replace(ceilings_path(output))
+        _put_ceilings(partial, output)
         partial.replace(output)
         tmp.replace(sig)
+
+
+def _put_ceilings(partial: Path, output: Path) -> None:
+    """The ceilings binarize wrote beside the partial model, beside the model."""
+    if ceilings_path(partial).exists():
+        ceilings_path(partial).replace(ceilings_path(output))
 
 
 def _sign(output: Path, order: int, stats: CorpusStats, exclude, made: dict, t0: float, t_tok: float,

@@ -9,8 +9,9 @@
 //
 // Most repairs cannot win, and the ranker rescores in full only those that can (ranker/rank.py). For that a
 // Rescorer first bounds every repair's gain cheaply: the changed symbol's own score is one lookup, and each
-// symbol after it within the model's reach can at best score log10 1 = 0, so it gains at most minus its
-// observed score.
+// symbol after it within the model's reach can at best score its ceiling, its word's highest log10 probability
+// in any context that ends with the two words before it (read from lmplz's ARPA when the model is built, and
+// kept beside it: write_ceilings; 0 without them), so it gains at most its ceiling less its observed score.
 //
 // A Mixture is one model, or a general model interpolated with a project model:
 // P = (1 - w) P_general + w P_project, each model keeping its own state. Scores are log10.
@@ -23,6 +24,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <fstream>
 #include <limits>
@@ -47,6 +49,17 @@ namespace {
 constexpr int kMaxModels = 2;
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 constexpr const char *kCeilingsSuffix = ".ceilings";   // lm/model.py's ceilings_path: beside the model
+// The ceilings file's records (Mixture::ReadCeilings, write_ceilings).
+struct CeilingWord {
+  uint32_t id;
+  float prob;
+  uint32_t length;   // the word's text follows
+};
+struct CeilingEntry {
+  uint64_t key;
+  float value;
+  uint32_t unused;
+};
 
 // The stream's states and scores. The KenLM state before symbol k is kept compactly: its words are the
 // symbols before k, most recent first (<s> before the first), so only its length and backoffs are stored
@@ -310,53 +323,54 @@ class Mixture {
     return w < c.unigrams.size() ? c.unigrams[w] : 0.0;
   }
 
-  // The file of ceilings lmplz's ARPA gave (write_ceilings), if it is this model's: its first line names the
-  // model's size in bytes, then per line one word and its unigram probability, two and their bigram's, or
-  // three and the highest probability of the n-grams ending with them. Another model's (a stale file: another
-  // size, or a word this model does not know) is ignored, and so is a file with a word id past 21 bits.
+  // The file of ceilings write_ceilings made from lmplz's ARPA, if it is this model's: a line naming the model's
+  // size in bytes, then (binary) the counts of words, bigrams and triples; each word (its id, unigram
+  // probability and text); the bigrams' probabilities and the triples' ceilings (at least their bigram's, or
+  // their word's), by Key. Another model's (another size, or a word whose id is not this model's) is ignored.
+  // Binary, so that loading it costs start-up about 1 ms (as text, 8 ms).
   void ReadCeilings(size_t j, const std::string &path) {
-    std::ifstream in(path);
+    std::ifstream in(path, std::ios::binary);
     std::string line;
     if (!in || !std::getline(in, line)) return;
     long long bytes = -1;
-    if (std::sscanf(line.c_str(), "# unnatural word ceilings, model bytes %lld", &bytes) != 1) return;
+    if (std::sscanf(line.c_str(), "# unnatural word ceilings 2, model bytes %lld", &bytes) != 1) return;
     std::ifstream model(path.substr(0, path.size() - std::string(kCeilingsSuffix).size()), std::ios::binary | std::ios::ate);
     if (!model || static_cast<long long>(model.tellg()) != bytes) return;
+    const std::streamoff body = in.tellg();
+    in.seekg(0, std::ios::end);
+    std::string data(static_cast<size_t>(in.tellg() - body), '\0');
+    in.seekg(body);
+    if (!in.read(data.data(), static_cast<std::streamsize>(data.size()))) return;
+    size_t at = 0;
+    auto take = [&](void *out, size_t size) {
+      if (at + size > data.size()) return false;
+      std::memcpy(out, data.data() + at, size);
+      at += size;
+      return true;
+    };
+    uint64_t counts[3];
+    if (!take(counts, sizeof counts)) return;
     const lm::base::Vocabulary &vocab = models_[j]->BaseVocabulary();
     Ceilings c;
-    std::vector<std::pair<uint64_t, float>> bigrams, triples;
-    while (std::getline(in, line)) {
-      const size_t tab = line.find('\t');
-      if (tab == std::string::npos) return;   // not a ceilings file: none
-      const float value = std::strtof(line.c_str() + tab + 1, nullptr);
-      WordIndex w[3];
-      int n = 0;
-      for (size_t from = 0; from < tab && n < 3; ++n) {
-        size_t to = line.find(' ', from);
-        if (to == std::string::npos || to > tab) to = tab;
-        w[n] = vocab.Index(StringPiece(line.data() + from, to - from));
-        if (w[n] >= (1u << 21)) return;
-        if (w[n] == vocab.NotFound() && line.compare(from, to - from, "<unk>") != 0) return;   // another model's
-        from = to + 1;
-      }
-      if (n == 1) {
-        if (w[0] >= c.unigrams.size()) c.unigrams.resize(w[0] + 1, 0.0f);
-        c.unigrams[w[0]] = value;
-      } else if (n == 2) {
-        bigrams.emplace_back(Key(0, w[0], w[1]), value);
-      } else if (n == 3) {
-        triples.emplace_back(Key(w[0], w[1], w[2]), value);
-      }
+    for (uint64_t i = 0; i < counts[0]; ++i) {
+      CeilingWord word;
+      if (!take(&word, sizeof word) || at + word.length > data.size()) return;
+      const StringPiece text(data.data() + at, word.length);
+      at += word.length;
+      if (word.id >= (1u << 21) || vocab.Index(text) != word.id) return;   // another model's
+      if (word.id >= c.unigrams.size()) c.unigrams.resize(word.id + 1, 0.0f);
+      c.unigrams[word.id] = word.prob;
     }
-    c.bigrams = FloatTable(bigrams);
-    // a triple's entry holds the ceiling of its whole lookup: at least what its bigram (or word) would give
-    for (auto &[key, value] : triples) {
-      const WordIndex b = (key >> 21) & ((1u << 21) - 1), w = key & ((1u << 21) - 1);
-      float below;
-      if (!c.bigrams.Find(Key(0, b, w), &below)) below = w < c.unigrams.size() ? c.unigrams[w] : 0.0f;
-      value = std::max(value, below);
-    }
-    c.triples = FloatTable(triples);
+    std::vector<std::pair<uint64_t, float>> entries[2];
+    for (int table = 0; table < 2; ++table)
+      for (uint64_t i = 0; i < counts[1 + table]; ++i) {
+        CeilingEntry e;
+        if (!take(&e, sizeof e)) return;
+        entries[table].emplace_back(e.key, e.value);
+      }
+    if (at != data.size()) return;
+    c.bigrams = FloatTable(entries[0]);
+    c.triples = FloatTable(entries[1]);
     ceilings_[j] = std::move(c);
   }
 
@@ -460,9 +474,9 @@ class Rescorer {
   size_t size() const { return k1_.size(); }
 
   // Per repair: (the changed symbol's log10 score, an upper bound of the repair's log10 gain): the changed
-  // symbol's own difference, plus minus the observed score of every later symbol the change can reach (the
-  // order-1 after it, and after the second change), since a symbol scores at most log10 1 = 0. Rounding
-  // aside: callers leave a margin.
+  // symbol's own difference, plus what every later symbol the change can reach (the order-1 after it, and after
+  // the second change) can gain at most: its ceiling in the repaired stream less its observed score (Slack).
+  // Rounding aside: callers leave a margin.
   py::tuple bounds() {
     const size_t count = k1_.size(), m = mixture_.models();
     std::vector<double> first(count), bound(count);
@@ -655,16 +669,15 @@ class Rescorer {
   }
 
   // The effect of changing symbol k to w, as Get, unless the repair (with its second change at kk, if any)
-  // cannot reach `target`: its differences so far plus minus the observed score of every symbol left that
-  // either change can reach fall short (nullptr then; not remembered).
+  // cannot reach `target`: its differences so far plus what every symbol left that either change can reach
+  // can gain at most (Slack) fall short (nullptr then; not remembered).
   const Segment *Reach(int64_t k, const WordIndex *w, int64_t kk, const WordIndex *w2, double target,
                        const First *start) {
     uint64_t h;
     size_t slot;
     Segment probe = Probe(k, w, -1, nullptr, &h, &slot);
     if (segment_slots_.At(slot) >= 0) return &segments_[segment_slots_.At(slot)];
-    // what the symbols after each position can gain at most: minus their observed scores, over the
-    // positions either change reaches
+    // what the symbols after each position can gain at most (Slack), over the positions either change reaches
     const Scored &s = *scored_;
     const int64_t hi1 = std::min(end_ - 1, k + reach_), hi2 = kk >= 0 ? std::min(end_ - 1, kk + reach_) : -1;
     rest_.clear();
@@ -715,16 +728,18 @@ py::tuple Mixture::rescore(std::shared_ptr<Scored> scored, const py::buffer &k1,
   return all.rescore(std::nullopt, std::nullopt);
 }
 
-// The ceilings of lmplz's ARPA file `arpa` (Mixture::ReadCeilings): each unigram's and bigram's probability,
-// and per three words ending an n-gram of order 3 or more, the highest probability of those n-grams. A context
-// without a longer n-gram of a word backs off to a shorter one, times backoffs that lmplz's interpolated
-// Kneser-Ney makes at most 1 (log10 0 at most); were one positive, the largest of each order would be added to
-// every value, so that the ceilings stay upper bounds. Written to `out` for a binary model of `bytes` bytes;
-// returns the number of lines after the first.
-size_t write_ceilings(const std::string &arpa, const std::string &out, long long bytes) {
+// The ceilings of lmplz's ARPA file `arpa` for the binary model build_binary made of it, `model`
+// (Mixture::ReadCeilings): each unigram's and bigram's probability, and per three words ending an n-gram of
+// order 3 or more, the highest probability of those n-grams (at least the bigram's of its last two words, or
+// the last word's: what a lookup that finds it returns). A context without a longer n-gram of a word backs off
+// to a shorter one, times backoffs that lmplz's interpolated Kneser-Ney makes at most 1 (log10 0 at most);
+// were one positive, the largest of each order would be added to every value, so that the ceilings stay upper
+// bounds. Written to `out`; returns the number of words, bigrams and triples (none written when a word id does
+// not fit 21 bits).
+size_t write_ceilings(const std::string &arpa, const std::string &out, const std::string &model) {
   std::ifstream in(arpa);
   if (!in) throw std::runtime_error(arpa + ": cannot read the ARPA file");
-  std::map<std::string, float> exact, triples;   // unigrams and bigrams; the last three words of longer ones
+  std::map<std::string, float> unigrams, bigrams, triples;   // the last three words of longer n-grams
   std::vector<double> raise;   // per order: the largest positive log10 backoff of its n-grams (as contexts)
   std::string line;
   int order = 0;
@@ -742,7 +757,7 @@ size_t write_ceilings(const std::string &arpa, const std::string &out, long long
     const float prob = std::strtof(line.c_str(), nullptr);
     const std::string gram = line.substr(tab + 1, (end == std::string::npos ? line.size() : end) - tab - 1);
     if (order <= 2) {
-      exact[gram] = prob;
+      (order == 1 ? unigrams : bigrams)[gram] = prob;
     } else {
       size_t from = gram.size();
       for (int i = 0; i < 3; ++i) from = gram.rfind(' ', from - 1);
@@ -759,23 +774,60 @@ size_t write_ceilings(const std::string &arpa, const std::string &out, long long
   }
   double up = 0;
   for (double r : raise) up += r;
-  std::FILE *f = std::fopen(out.c_str(), "w");
-  if (!f) throw std::runtime_error(out + ": cannot write the ceilings");
-  std::fprintf(f, "# unnatural word ceilings, model bytes %lld\n", bytes);
-  for (const auto *table : {&exact, &triples})
-    for (const auto &[words, p] : *table) {
-      const float c = up > 0 ? static_cast<float>(std::min(0.0, p + up + 1e-6)) : p;
-      std::fprintf(f, "%s\t%.9g\n", words.c_str(), static_cast<double>(c));
+  auto raised = [&](float c) { return up > 0 ? static_cast<float>(std::min(0.0, c + up + 1e-6)) : c; };
+  std::unique_ptr<lm::base::Model> binary(lm::ngram::LoadVirtual(model.c_str()));
+  const lm::base::Vocabulary &vocab = binary->BaseVocabulary();
+  bool fits = true;
+  auto id = [&](const std::string &words, size_t from, size_t to) {
+    const WordIndex w = vocab.Index(StringPiece(words.data() + from, to - from));
+    fits = fits && w < (1u << 21);
+    return static_cast<uint64_t>(w);
+  };
+  auto key = [&](const std::string &words) {   // Mixture::Key of two or three words
+    uint64_t k = 0;
+    for (size_t from = 0, to; from <= words.size(); from = to + 1) {
+      to = std::min(words.find(' ', from), words.size());
+      k = k << 21 | id(words, from, to);
     }
-  if (std::fclose(f) != 0) throw std::runtime_error(out + ": cannot write the ceilings");
-  return exact.size() + triples.size();
+    return k;
+  };
+  std::string body;
+  auto put = [&](const void *p, size_t size) { body.append(static_cast<const char *>(p), size); };
+  const uint64_t counts[3] = {unigrams.size(), bigrams.size(), triples.size()};
+  put(counts, sizeof counts);
+  for (const auto &[word, p] : unigrams) {
+    const CeilingWord w{static_cast<uint32_t>(id(word, 0, word.size())), raised(p), static_cast<uint32_t>(word.size())};
+    put(&w, sizeof w);
+    body += word;
+  }
+  for (const auto &[words, p] : bigrams) {
+    const CeilingEntry e{key(words), raised(p), 0};
+    put(&e, sizeof e);
+  }
+  for (const auto &[words, p] : triples) {
+    const size_t mid = words.find(' ') + 1;
+    const std::string last = words.substr(mid), word = last.substr(last.find(' ') + 1);
+    const auto two = bigrams.find(last);
+    const auto one = unigrams.find(word);
+    const float below = two != bigrams.end() ? two->second : one != unigrams.end() ? one->second : 0.0f;
+    const CeilingEntry e{key(words), raised(std::max(p, below)), 0};
+    put(&e, sizeof e);
+  }
+  if (!fits) return 0;
+  std::FILE *f = std::fopen(out.c_str(), "wb");
+  if (!f) throw std::runtime_error(out + ": cannot write the ceilings");
+  std::fprintf(f, "# unnatural word ceilings 2, model bytes %lld\n", static_cast<long long>(std::ifstream(
+      model, std::ios::binary | std::ios::ate).tellg()));
+  const bool written = std::fwrite(body.data(), 1, body.size(), f) == body.size();
+  if (std::fclose(f) != 0 || !written) throw std::runtime_error(out + ": cannot write the ceilings");
+  return counts[0] + counts[1] + counts[2];
 }
 
 }  // namespace
 
 PYBIND11_MODULE(_native, m) {
   m.doc() = "KenLM scoring and batched repair rescoring for the ranker (see lm/native.cpp)";
-  m.def("write_ceilings", &write_ceilings, py::arg("arpa"), py::arg("out"), py::arg("bytes"));
+  m.def("write_ceilings", &write_ceilings, py::arg("arpa"), py::arg("out"), py::arg("model"));
   m.attr("CEILINGS_SUFFIX") = kCeilingsSuffix;
   py::class_<Scored, std::shared_ptr<Scored>>(m, "Scored")
       .def_property_readonly("scores", [](const Scored &s) { return to_array(s.scores); })

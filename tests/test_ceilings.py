@@ -107,22 +107,22 @@ def test_the_mixtures_bound_is_at_least_its_gain(tiny_model):
 
 @pytest.mark.slow
 def test_build_writes_the_ceilings_and_another_models_are_ignored(tiny_model, tmp_path):
-    """bin/build-lm writes the ceilings beside the model; a copy of another model's (a stale file) is not used:
-    every ceiling is log10 1 = 0 then."""
-    head = ceilings_path(tiny_model).read_text().splitlines()
-    assert head[0] == f"# unnatural word ceilings, model bytes {tiny_model.stat().st_size}"
-    assert all(float(line.split("\t")[1]) <= 0 for line in head[1:])
+    """bin/build-lm writes the ceilings beside the model; another model's (a stale file: another size, or
+    another vocabulary) is not used: every ceiling is log10 1 = 0 then."""
+    data = ceilings_path(tiny_model).read_bytes()
+    head = data.split(b"\n", 1)[0].decode()
+    assert head == f"# unnatural word ceilings 2, model bytes {tiny_model.stat().st_size}"
     scorer = Scorer(LanguageModel(tiny_model))
     ids = scorer.ids(["ID", "(", ")"])
     assert scorer.native.ceiling(ids[0:1], ids[1:2], ids[2:3]) < 0
     other = tmp_path / "other.bin"
     shutil.copy(tiny_model, other)
     shutil.copy(tiny_model.with_name("tiny.bin.json"), other.with_name("other.bin.json"))
-    lines = head[1:]
-    ceilings_path(other).write_text(f"# unnatural word ceilings, model bytes {other.stat().st_size + 1}\n"
-                                    + "\n".join(lines) + "\n")
-    stale = Scorer(LanguageModel(other))
-    assert stale.native.ceiling(ids[0:1], ids[1:2], ids[2:3]) == 0
-    ceilings_path(other).write_text(f"# unnatural word ceilings, model bytes {other.stat().st_size}\n"
-                                    + "\n".join(lines) + "\nnot-a-word\t-1\n")
+    ceilings_path(other).write_bytes(data)
+    assert Scorer(LanguageModel(other)).native.ceiling(ids[0:1], ids[1:2], ids[2:3]) < 0   # the same model
+    ceilings_path(other).write_bytes(data.replace(b"model bytes ", b"model bytes 1", 1))
+    assert Scorer(LanguageModel(other)).native.ceiling(ids[0:1], ids[1:2], ids[2:3]) == 0
+    ceilings_path(other).write_bytes(data.replace(b"ID", b"XY"))   # a word the model does not know
+    assert Scorer(LanguageModel(other)).native.ceiling(ids[0:1], ids[1:2], ids[2:3]) == 0
+    ceilings_path(other).write_bytes(data[:-3])   # cut short
     assert Scorer(LanguageModel(other)).native.ceiling(ids[0:1], ids[1:2], ids[2:3]) == 0
