@@ -165,8 +165,8 @@ class LanguageModel:
         if project is not None and project.scheme != self.scheme:
             raise ValueError(f"project model scheme '{project.scheme}' differs from '{self.scheme}'")
         mixed = project is not None and weight > 0
-        # each word's highest score in any context, which tightens the ranker's bounds (bin/build-lm writes them
-        # beside the model; without them a word's ceiling is log10 1 = 0: the same answers, more lookups)
+        # each word's highest score after any two words, which tightens the ranker's bounds (bin/build-lm writes
+        # them beside the model; without them every ceiling is log10 1 = 0: the same answers, more lookups)
         ceilings = [str(ceilings_path(m.path)) if ceilings_path(m.path).exists() else ""
                     for m in ([self, project] if mixed else [self])]
         try:

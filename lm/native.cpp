@@ -828,7 +828,6 @@ size_t write_ceilings(const std::string &arpa, const std::string &out, const std
 PYBIND11_MODULE(_native, m) {
   m.doc() = "KenLM scoring and batched repair rescoring for the ranker (see lm/native.cpp)";
   m.def("write_ceilings", &write_ceilings, py::arg("arpa"), py::arg("out"), py::arg("model"));
-  m.attr("CEILINGS_SUFFIX") = kCeilingsSuffix;
   py::class_<Scored, std::shared_ptr<Scored>>(m, "Scored")
       .def_property_readonly("scores", [](const Scored &s) { return to_array(s.scores); })
       .def("__len__", [](const Scored &s) { return s.scores.size(); });
