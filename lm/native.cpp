@@ -605,23 +605,29 @@ class Rescorer {
   // words of the state before it): the memo's entry, and whether it was there already.
   const First *FindFirst(int64_t k, const WordIndex *w, bool add) {
     const size_t m = mixture_.models();
-    First probe{k, k - scored_->Context(k), {0, 0}, 0, {}};
-    for (size_t j = 0; j < m; ++j) probe.w[j] = w[j];
-    uint64_t h = Mix(0, k - probe.lo);
-    for (size_t j = 0; j < m; ++j) h = Mix(h, probe.w[j]);
-    h = Window(h, probe.lo, k);
+    if (k != window_k_) {   // a gap's repairs come one after another: its context's hash is made once
+      window_k_ = k;
+      window_lo_ = k - scored_->Context(k);
+      window_hash_ = Window(Mix(0, k - window_lo_), window_lo_, k);
+    }
+    const int64_t lo = window_lo_;
+    WordIndex words[kMaxModels] = {0, 0};
+    uint64_t h = window_hash_;
+    for (size_t j = 0; j < m; ++j) h = Mix(h, words[j] = w[j]);
     h ^= h >> 29;
     const size_t slot = first_slots_.Find(h, [&](int64_t q) {
       const First &a = firsts_[q];
-      return a.k - a.lo == probe.k - probe.lo && std::equal(a.w, a.w + kMaxModels, probe.w) &&
-             SameWindow(a.lo, probe.lo, probe.k - probe.lo);
+      return a.k - a.lo == k - lo && std::equal(a.w, a.w + kMaxModels, words) && SameWindow(a.lo, lo, k - lo);
     });
     if (first_slots_.At(slot) >= 0) return &firsts_[first_slots_.At(slot)];
     if (!add) return nullptr;
-    probe.score = mixture_.First(*scored_, k, w, probe.out);
-    firsts_.push_back(probe);
+    First &one = firsts_.emplace_back();
+    one.k = k;
+    one.lo = lo;
+    std::copy(words, words + kMaxModels, one.w);
+    one.score = mixture_.First(*scored_, k, w, one.out);
     first_slots_.Put(slot, h);
-    return &firsts_.back();
+    return &one;
   }
 
   // The memo's key of changing symbol k to w (and, when kk >= 0, symbol kk to w2 on the way), its hash, and
@@ -718,6 +724,8 @@ class Rescorer {
   std::deque<Segment> segments_;   // a deque: references handed out stay valid as it grows
   std::deque<First> firsts_;       // a deque: pointers handed out stay valid as it grows
   std::vector<const First *> first_at_;   // per repair: its changed symbol's First (bounds() finds them)
+  int64_t window_k_ = -1, window_lo_ = 0;   // FindFirst's last change's symbol, its context's start and hash
+  uint64_t window_hash_ = 0;
   std::vector<double> terms_;
   std::vector<double> rest_;       // Reach's bounds of what is left after each position
 };
