@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ranker.cli import DEFAULT_MODEL
-from check.calibration import BUDGETS, CALIBRATION, SENSITIVITIES, Evidence, fit
+from check.calibration import BUDGETS, CALIBRATION, FILE_BUDGETS, SENSITIVITIES, Evidence, fit
 from check.cli import DEFAULT_LEARN, LEARN
 from formats.codrep2019 import original_texts, read_jsonl
 from formats.files import read_source
@@ -96,7 +96,7 @@ def _right(repo: Repo, f: dict, found: set[str]) -> bool:
 
 
 def calibrate(repos: list[Repo], workers: int, model_name: str, learn: str | None = None) -> None:
-    labelled, evidence, lines = [], [], 0
+    labelled, evidence, files, lines, clean_files = [], [], [], 0, 0
     with open(WORK / "calibration-findings.jsonl", "w") as keep:   # for a look at what was labelled how
         for repo in repos:
             found: set[str] = set()
@@ -104,16 +104,17 @@ def calibrate(repos: list[Repo], workers: int, model_name: str, learn: str | Non
                                  learn):
                 path = str(Path(f["path"]).absolute())
                 labelled.append((f["rule"], f["score"], _right(repo, f, found), path in repo.clean))
-                e = f["evidence"]
-                evidence.append(Evidence(e["far_best"], e["far_count"], e["earlier"]))
+                evidence.append(Evidence(**f["evidence"]))
+                files.append(path)
                 keep.write(json.dumps({**f, "set": repo.name, "right": labelled[-1][2], "clean": labelled[-1][3]}) + "\n")
             lines += repo.clean_lines
+            clean_files += len(repo.clean)
             print(f"calibration: {repo.name}: {len(found)} of {len(repo.answers)} errors among the findings",
                   file=sys.stderr)
-    cal = fit(labelled, lines, model=model_name, evidence=evidence,
+    cal = fit(labelled, lines, model=model_name, evidence=evidence, files=files, clean_files=clean_files,
               measured={"sets": [r.name for r in repos], "findings": len(labelled), "clean_lines": lines,
-                        "min_score": MIN_SCORE, "findings_per_file": CAL_FINDINGS, "budgets": BUDGETS,
-                        "learn": learn or DEFAULT_LEARN})
+                        "clean_files": clean_files, "min_score": MIN_SCORE, "findings_per_file": CAL_FINDINGS,
+                        "budgets": BUDGETS, "file_budgets": FILE_BUDGETS, "learn": learn or DEFAULT_LEARN})
     cal.save(CALIBRATION)
     print(f"calibration: {CALIBRATION.relative_to(ROOT)}: cut-offs {cal.cutoffs}", file=sys.stderr)
 

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import math
 from array import array
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from parsing.java import same_tokens, tokenize
-from parsing.schemes import Scheme
+from parsing.java import BOM, same_tokens, tokenize
+from parsing.schemes import Scheme, gap_symbol
 from ranker.explain import line_col
 from ranker.rank import RankedFile, Style, rank_text
 from ranker.score import Scorer
 
-from .calibration import POOLED, Calibration, evidence_of
+from .calibration import POOLED, Calibration, Evidence, evidence_of
 from .findings import Finding
 from .rules import describe
 from .suppress import may_have_quiet, quiet_gaps
@@ -81,12 +81,46 @@ class _Edits:
         return current[:lo] + repaired + current[lo + len(observed):]
 
 
+class _Context:
+    """How often a gap's whitespace, as it is and as a repair writes it, is written between the same two kinds
+    of tokens (the gap symbols of the scheme between the two token symbols: ranker/cache.py's narrow_keys),
+    in the repository's other files and elsewhere in the file: what the file's original text says (a file is
+    walked only once one of its candidates may be reported)."""
+
+    def __init__(self, scheme: Scheme, text: str, folder=None):
+        self.scheme, self.text, self.folder = scheme, text[len(BOM):] if text.startswith(BOM) else text, folder
+        self._walked = None
+
+    def _walk(self):
+        if self._walked is None:
+            from ranker.cache import narrow_keys, symbol_ids   # numpy: only once a file has a candidate
+            syms, indents, unit = self.scheme.walk(tokenize(self.text))
+            self._walked = syms, indents, unit, narrow_keys(symbol_ids(syms))
+        return self._walked
+
+    def evidence(self, evidence: Evidence, gap: int, repaired: str) -> Evidence:
+        """`evidence` with the counts of gap `gap` (of the original text) and its repair to `repaired`."""
+        from ranker.cache import narrow_key
+        syms, indents, unit, keys = self._walk()
+        before = syms[2 * gap - 1] if gap > 0 else "|"
+        after = syms[2 * gap + 1] if 2 * gap + 1 < len(syms) else "|"
+        observed = narrow_key(before, syms[2 * gap], after)
+        fixed = narrow_key(before, gap_symbol(repaired, indents[gap], unit), after)
+        own_observed, own_repaired = int((keys == observed).sum()), int((keys == fixed).sum())
+        repo = self.folder.narrow_count if self.folder is not None else (lambda key: 0)
+        # the folder counted the file too: its own part is taken off
+        return replace(evidence, repo_observed=max(repo(observed) - own_observed, 0),
+                       repo_repaired=max(repo(fixed) - own_repaired, 0), file_observed=own_observed - 1,
+                       gaps=len(keys))
+
+
 def check_text(scorer: Scorer, scheme: Scheme, text: str, path: str, cfg: CheckConfig, calibration: Calibration,
                style: Style = Style()) -> tuple[Finding, ...]:
     """The findings in `text` that cfg reports, best first, each judged after the ones before it are fixed."""
     if not text:
         return ()
     edits = _Edits(text)
+    context = _Context(scheme, text, style.folder)
     current = text
     out: list[Finding] = []
     while len(out) < cfg.max_findings:
@@ -95,7 +129,7 @@ def check_text(scorer: Scorer, scheme: Scheme, text: str, path: str, cfg: CheckC
         ranked = rank_text(scorer, scheme, current, path, cfg.adapt, style, least=cfg.floor)
         if edits.gap_starts is None:   # the original's ranking: its gaps are the original's
             edits.gap_texts, edits.gap_starts = ranked.gap_texts, ranked.gap_starts
-        chosen = _best_repair(ranked, current, edits, cfg, calibration, len(out))
+        chosen = _best_repair(ranked, current, edits, context, cfg, calibration, len(out))
         if chosen is None:
             break
         f, rule, message, confidence, evidence = chosen
@@ -110,8 +144,8 @@ def check_text(scorer: Scorer, scheme: Scheme, text: str, path: str, cfg: CheckC
     return tuple(out)
 
 
-def _best_repair(ranked: RankedFile, current: str, edits: _Edits, cfg: CheckConfig, calibration: Calibration,
-                 earlier: int):
+def _best_repair(ranked: RankedFile, current: str, edits: _Edits, context: _Context, cfg: CheckConfig,
+                 calibration: Calibration, earlier: int):
     """(finding, rule, message, confidence, evidence) of the best candidate that cfg reports for its rule and
     confidence (the file having had `earlier` findings), on a gap not fixed yet, whose repair keeps the
     tokens; None when there is none."""
@@ -129,7 +163,7 @@ def _best_repair(ranked: RankedFile, current: str, edits: _Edits, cfg: CheckConf
             rule, message = describe(f.repair.observed, f.repair.repaired, before, after)
             if not cfg.reported(rule, f.score):
                 continue
-            evidence = evidence_of(ranked.scores, ranked.gaps, gap, earlier)
+            evidence = context.evidence(evidence_of(ranked.scores, ranked.gaps, gap, earlier), gap, f.repair.repaired)
             confidence = calibration.confidence(rule, f.score, evidence)
             if confidence < cfg.least_confidence:
                 continue

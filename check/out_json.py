@@ -14,9 +14,11 @@ first character, or the character after the gap (an empty gap, or one blamed on 
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 
 from parsing.offsets import Lines
 
+from .calibration import Evidence
 from .findings import CheckedFile, Finding
 from .report import Reporter, gap_span
 
@@ -27,8 +29,12 @@ def finding_object(f: Finding, lines: Lines) -> dict:
             "message": f.message, "confidence": round(f.confidence, 4), "score": round(f.score, 4),
             "original": f.original, "replacement": f.replacement, "gap_offset": f.start + 1,
             "start_line": start_line, "start_column": start_column, "end_line": end_line, "end_column": end_column,
-            "evidence": {"far_best": round(f.evidence.far_best, 4), "far_count": f.evidence.far_count,
-                         "earlier": f.evidence.earlier}}
+            "evidence": evidence_object(f.evidence)}
+
+
+def evidence_object(e: Evidence) -> dict:
+    """A finding's evidence as --format json writes it (and bin/check-bench reads it back: Evidence(**...))."""
+    return {k: round(v, 4) if isinstance(v, float) else v for k, v in asdict(e).items()}
 
 
 class JsonReporter(Reporter):

@@ -89,6 +89,23 @@ def wide_keys(ids: np.ndarray, contexts: list[np.ndarray] | None = None) -> list
     return [_wide_keys(c, gap_hashes) for c in (wide_contexts(ids) if contexts is None else contexts)]
 
 
+def narrow_keys(ids: np.ndarray) -> np.ndarray:
+    """The (narrow context, gap symbol) key of each gap of a stream (`ids`: its 2n+1 symbol ids): the token
+    before it and the one after it ('|' past the ends), as `wide_keys` keys a reach of 1. What a repository
+    writes between two kinds of tokens, which bin/check weighs against a finding (check/calibration.py)."""
+    ids = np.asarray(ids, dtype=np.int64)
+    tokens = np.ascontiguousarray(symbol_hashes(ids[1::2])).view(np.int64)
+    pad = int(symbol_hashes(np.array([PAD])).view(np.int64)[0])
+    return _wide_keys(np.frombuffer(native_wide_contexts(tokens, 1, pad), dtype=np.int64), symbol_hashes(ids[0::2]))
+
+
+def narrow_key(before: str, gap: str, after: str) -> int:
+    """The `narrow_keys` key of gap symbol `gap` between token symbols `before` and `after` ('|': an end)."""
+    ids = np.array([_intern(gap), PAD if before == "|" else _intern(before), _intern(gap),
+                    PAD if after == "|" else _intern(after), _intern(gap)], dtype=np.int64)
+    return int(narrow_keys(ids)[1])
+
+
 class _Counts:
     """How often each int64 key occurs."""
 
@@ -112,7 +129,9 @@ class StyleCounts:
         by half to three quarters."""
         self.shared = shared
         self._streams: list[list[np.ndarray]] = []   # per stream, per level: (context, symbol) keys
+        self._narrow: list[np.ndarray] = []          # per stream: its narrow_keys (the folder's, add_narrow)
         self._tables = None
+        self._narrow_table = None
         for syms in streams:
             self.add(syms)
 
@@ -133,14 +152,29 @@ class StyleCounts:
         self._streams.append(keys)
         self._tables = None
 
+    def add_narrow(self, keys: np.ndarray) -> None:
+        """Count a stream's `narrow_keys` (the ranker does not use them: bin/check's evidence does)."""
+        self._narrow.append(keys)
+        self._narrow_table = None
+
+    def narrow_table(self) -> _Counts:
+        """The counts of the keys added with add_narrow (built by tables() too: before bin/check forks)."""
+        if self._narrow_table is None:
+            self._narrow_table = _Counts(np.concatenate(self._narrow or [np.zeros(0, np.int64)]))
+        return self._narrow_table
+
+    def narrow_count(self, key: int) -> int:
+        """How often the `narrow_key` `key` occurs in the streams added with add_narrow."""
+        return int(self.narrow_table().get(np.array([key], dtype=np.int64))[0])
+
     # Pickled (to a cluster worker: bin/rank --cluster --adapt folder) as they are: the keys are hashes of
     # symbol texts, the same in every process.
     def __getstate__(self) -> dict:
-        return {"shared": self.shared, "keys": self._streams}
+        return {"shared": self.shared, "keys": self._streams, "narrow": self._narrow}
 
     def __setstate__(self, state: dict) -> None:
-        self.shared, self._streams = state["shared"], state["keys"]
-        self._tables = None
+        self.shared, self._streams, self._narrow = state["shared"], state["keys"], state.get("narrow", [])
+        self._tables = self._narrow_table = None
 
     def tables(self) -> list[_Counts]:
         """Per level: the counts of (context, symbol) keys."""
@@ -152,6 +186,8 @@ class StyleCounts:
                     _, starts, sizes = np.unique(table.keys >> _SYMBOL_BITS, return_index=True, return_counts=True)
                     once = np.repeat((sizes == 1) & (table.counts[starts] == 1), sizes)
                     table.keys, table.counts = table.keys[~once], table.counts[~once]
+            if self._narrow:
+                self.narrow_table()
         return self._tables
 
     def count(self, ctx: tuple[str, ...], symbol: str) -> int:

@@ -12,16 +12,17 @@ from parsing.grammar import release_freed_memory
 from parsing.java import BOM, tokenize
 from parsing.schemes import Scheme
 
-from .cache import StyleCounts, symbol_ids, wide_keys
+from .cache import StyleCounts, narrow_keys, symbol_ids, wide_keys
 from .rank import Style
 from .habits import HabitCounts
 from .walk import covers, interned, style_ids, walk_units
 
 
 def _learn_file(scheme: Scheme, strict: bool, max_bytes: int | None, path: str):
-    """A file's wide (context, gap symbol) keys per level, its whitespace habits, when `strict` the hash of
-    its text without whitespace, and its leaves, packed, when the C++ walk covers it (ranking it then does not
-    parse it again: about 3 bytes a token); None when it cannot be read (it is reported when ranked)."""
+    """A file's wide (context, gap symbol) keys per level, its narrow ones (bin/check's evidence, not the
+    ranker's), its whitespace habits, when `strict` the hash of its text without whitespace, and its leaves,
+    packed, when the C++ walk covers it (ranking it then does not parse it again: about 3 bytes a token);
+    None when it cannot be read (it is reported when ranked)."""
     try:
         text = read_source(Path(path), max_bytes)
     except InputError:
@@ -38,13 +39,14 @@ def _learn_file(scheme: Scheme, strict: bool, max_bytes: int | None, path: str):
         stream = tokenize(text)
         syms, _, unit = scheme.walk(stream)
         ids, gap_texts, parsed = symbol_ids(syms), stream.gap_texts, None
-    return wide_keys(ids), HabitCounts.of(gap_texts, unit), duplicate, parsed
+    return wide_keys(ids), narrow_keys(ids), HabitCounts.of(gap_texts, unit), duplicate, parsed
 
 
 def folder_style(paths: list[str], scheme: Scheme, strict: bool, workers: int = 1, max_bytes: int | None = None):
-    """A function path -> Style: the folder's wide-context gap counts (ranker/cache.py) and whitespace
-    habits, minus the file itself (it counts on its own, leave-one-out) or, when strict, minus every
-    near-duplicate of it (identical without whitespace). `workers` processes read the files.
+    """A function path -> Style: the folder's wide-context gap counts (ranker/cache.py; with its narrow
+    ones, which bin/check weighs a finding with, not the ranker) and whitespace habits, minus the file
+    itself (it counts on its own, leave-one-out) or, when strict, minus every near-duplicate of it
+    (identical without whitespace). `workers` processes read the files.
 
     Memory: a file's own counts are not kept (the ranker counts the file again, folder_cache, and takes them
     off), only the folder's, keeping only the contexts seen more than once (StyleCounts.shared), and, when
@@ -67,13 +69,14 @@ def folder_style(paths: list[str], scheme: Scheme, strict: bool, workers: int = 
     for p, result in zip(paths, learned):
         if result is None:
             continue
-        keys, own_habits[p], duplicate, parsed[p] = result
+        keys, narrow, own_habits[p], duplicate, parsed[p] = result
         folder.add_keys(keys)
+        folder.add_narrow(narrow)
         habits = habits + own_habits[p]
         if strict:
             group_of[p] = duplicate
             groups[duplicate].add_keys(keys)
-        del keys, result
+        del keys, narrow, result
     release_freed_memory()
     folder.tables()
     for group in groups.values():

@@ -1,6 +1,7 @@
 """bin/check's core: rules and messages of a repair, the calibration's curves and cut-offs, and the engine
 on a real tiny model (findings that fix the file together, token-preserving, in original coordinates)."""
 import math
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -242,3 +243,148 @@ def test_the_engine_reads_the_original_tokens_off_its_first_ranking(checker, tex
     stream = tokenize(text)
     assert edits.token_texts() == stream.token_texts() and edits.token_count() == len(stream)
     assert [edits.current_start(g) for g in range(len(stream) + 1)] == [stream.gap_start(g) for g in range(len(stream) + 1)]
+
+
+@pytest.mark.parametrize("evidence, features", [
+    # no evidence against a finding: every feature 0 (the least scores assume it)
+    (Evidence(), {"far-best": 0.0, "far-count": 0.0, "earlier": 0.0, "repo-share": 0.0, "file-count": 0.0,
+                  "length": 0.0}),
+    (Evidence(repo_observed=3, repo_repaired=0), {"repo-share": 0.75}),    # the repository's habit
+    (Evidence(repo_observed=0, repo_repaired=50), {"repo-share": 0.0}),    # never written so: a slip
+    (Evidence(repo_observed=10, repo_repaired=9), {"repo-share": 0.5}),
+    (Evidence(file_observed=1), {"file-count": math.log(2)}),              # once more in the file
+    (Evidence(gaps=100), {"length": math.log(2)}),
+    (Evidence(gaps=900), {"length": math.log(10)}),
+])
+def test_the_evidence_features(evidence, features):
+    got = evidence.features()
+    assert all(v >= 0 for v in got.values())
+    for k, v in features.items():
+        assert got[k] == pytest.approx(v)
+
+
+def test_a_sensitivity_keeps_the_clean_files_with_a_finding_within_its_share():
+    """Beside the false findings per 1000 lines, the share of clean files with a finding: each false finding
+    here is in a clean file of its own, so a share of 0.1 of 100 clean files allows 10 of them."""
+    findings, files = [], []
+    for i in range(100):
+        score = 2 + i / 10
+        findings.append(("tab", score, True, False))
+        files.append(f"task{i}")
+        findings.append(("tab", score - 0.05, False, True))
+        files.append(f"clean{i}")
+    loose = fit(findings, 1_000_000, budgets={"medium": 100.0})
+    tight = fit(findings, 1_000_000, budgets={"medium": 100.0}, files=files, clean_files=100,
+                file_budgets={"medium": 0.1})
+    assert tight.cutoffs["medium"] > loose.cutoffs["medium"]
+    def touched(cal):
+        return {f for (r, s, ok, clean), f in zip(findings, files) if clean and cal.confidence(r, s) >= cal.cutoffs["medium"]}
+    assert len(touched(tight)) <= 10 < len(touched(loose))
+    # without the files, or with no share for the sensitivity, only the lines' budget counts
+    assert fit(findings, 1_000_000, budgets={"medium": 100.0}, files=files, clean_files=100,
+               file_budgets={}).cutoffs == loose.cutoffs
+
+
+HABIT = "class A {\n    int f() {\n        return  x;\n    }\n    int g() {\n        return  y;\n    }\n" \
+        "    int h() {\n        return z;\n    }\n}\n"
+OTHERS = ("class B {\n    int f() {\n        return  b;\n    }\n}\n",
+          "class C {\n    int f() {\n        return c;\n    }\n    int g() {\n        return d;\n    }\n}\n")
+
+
+def _folder(tmp_path, texts):
+    """The folder's counts as bin/check's learning pass makes them, from real files."""
+    from parsing.schemes import get_scheme
+    from ranker.folder import folder_style
+    paths = []
+    for i, t in enumerate(texts):
+        (tmp_path / f"F{i}.java").write_text(t)
+        paths.append(str(tmp_path / f"F{i}.java"))
+    return folder_style(paths, get_scheme("kind-units"), strict=False)(paths[0]).folder
+
+
+@pytest.mark.parametrize("text, others, learn, expected", [
+    # `return  x`: 2 spaces between 'return' and a name twice in the file, 1 space once; once more in B (2
+    # spaces), twice in C (1 space)
+    (HABIT, OTHERS, True, dict(repo_observed=1, repo_repaired=2, file_observed=1)),
+    ("\ufeff" + HABIT, OTHERS, True, dict(repo_observed=1, repo_repaired=2, file_observed=1)),   # a BOM
+    (HABIT, OTHERS[1:], True, dict(repo_observed=0, repo_repaired=2, file_observed=1)),
+    (HABIT, OTHERS, False, dict(repo_observed=0, repo_repaired=0, file_observed=1)),   # --no-learn
+    (HABIT.replace("return  y", "return y"), (), True, dict(repo_observed=0, repo_repaired=0, file_observed=0)),
+])
+def test_the_context_counts_the_whitespace_between_the_same_kinds_of_tokens(tmp_path, text, others, learn, expected):
+    from check.engine import _Context
+    from parsing.java import tokenize
+    from parsing.schemes import get_scheme
+    folder = _folder(tmp_path, [text, *others]) if learn else None
+    stream = tokenize(text.lstrip("\ufeff"))
+    gap = stream.gap_texts.index("  ")
+    got = _Context(get_scheme("kind-units"), text, folder).evidence(Evidence(7.0, 1, 0), gap, " ")
+    assert got == Evidence(7.0, 1, 0, gaps=len(stream.gap_texts), **expected)
+
+
+def test_a_finding_carries_the_repositorys_counts(checker, tmp_path):
+    """End to end, on the tiny model: the finding `1 ;` is weighed against how the folder writes a number
+    before ';' (one file with `2;`, one with `3 ;`)."""
+    scorer, scheme = checker
+    from ranker.rank import Style
+    broken = CLEAN.replace("int x = 1;", "int x = 1 ;")
+    others = [CLEAN.replace("int x = 1;", "int x = 2;"), CLEAN.replace("int x = 1;", "int x = 3 ;")]
+    folder = _folder(tmp_path, [broken, *others])
+    findings = check_text(scorer, scheme, broken, "A.java", CheckConfig({POOLED: 0.5}, max_findings=1), _cal(),
+                          Style(folder))
+    assert [f.original for f in findings] == [" "]
+    e = findings[0].evidence
+    assert (e.repo_observed, e.repo_repaired, e.file_observed) == (1, 1, 0)
+    assert e.gaps == len(tokenize_gaps(broken))
+
+
+def tokenize_gaps(text):
+    from parsing.java import tokenize
+    return tokenize(text).gap_texts
+
+
+def _default_checker():
+    from lm.model import LanguageModel
+    from parsing.schemes import get_scheme
+    from ranker.cli import DEFAULT_MODEL
+    from ranker.score import Scorer
+    from unnatural import ROOT
+    if not (ROOT / DEFAULT_MODEL).exists():
+        pytest.skip("no default model (make demo builds it)")
+    lm = LanguageModel(str(ROOT / DEFAULT_MODEL))
+    return Scorer(lm), get_scheme(lm.scheme)
+
+
+SLIP = "class A {\n    int f(int a) {\n        int x = a ;\n        return x;\n    }\n}\n"
+
+
+def test_the_repositorys_habit_lowers_a_findings_confidence(tmp_path):
+    """The real default model and the shipped calibration: `a ;` is less believed in a repository whose other
+    files write a space before ';' after a name too than in one whose files write none."""
+    from ranker.rank import Style
+    scorer, scheme = _default_checker()
+    cal = Calibration.load()
+    cfg = CheckConfig({POOLED: 0.0}, max_findings=1, evidence_floor=cal.evidence_floor)
+
+    def finding(habit: str):
+        others = [f"class B{i} {{\n    int g(int b) {{\n        int y = b{habit};\n        return y;\n    }}\n}}\n" for i in range(6)]
+        (tmp_path / f"h{len(habit)}").mkdir()
+        paths = []
+        for i, t in enumerate([SLIP, *others]):
+            paths.append(tmp_path / f"h{len(habit)}" / f"F{i}.java")
+            paths[-1].write_text(t)
+        from ranker.folder import folder_style
+        style = folder_style([str(p) for p in paths], scheme, strict=False)(str(paths[0]))
+        found = check_text(scorer, scheme, SLIP, "A.java", cfg, cal, style)
+        assert [(f.original, f.replacement) for f in found] == [(" ", "")]
+        return found[0]
+
+    habit, slip = finding(" "), finding("")
+    # each other file writes `y;` too: 6 of the repair's in both
+    assert (habit.evidence.repo_observed, habit.evidence.repo_repaired) == (6, 6)
+    assert (slip.evidence.repo_observed, slip.evidence.repo_repaired) == (0, 12)
+    assert habit.confidence < slip.confidence
+    # the habit's own part: the same finding without the repository's counts is believed more
+    from dataclasses import replace
+    alone = replace(habit.evidence, repo_observed=0, repo_repaired=0)
+    assert cal.belief(habit.rule, habit.score, habit.evidence) < cal.belief(habit.rule, habit.score, alone)
