@@ -107,10 +107,14 @@ def narrow_key(before: str, gap: str, after: str) -> int:
 
 
 class _Counts:
-    """How often each int64 key occurs."""
+    """How often each int64 key occurs (`counts`: each of `keys` stands for that many)."""
 
-    def __init__(self, keys: np.ndarray):
-        self.keys, self.counts = np.unique(keys, return_counts=True)
+    def __init__(self, keys: np.ndarray, counts: np.ndarray | None = None):
+        if counts is None:
+            self.keys, self.counts = np.unique(keys, return_counts=True)
+        else:
+            self.keys, at = np.unique(keys, return_inverse=True)
+            self.counts = np.bincount(at, weights=counts, minlength=len(self.keys)).astype(np.int64)
 
     def get(self, keys: np.ndarray) -> np.ndarray:
         if not len(self.keys):
@@ -129,7 +133,7 @@ class StyleCounts:
         by half to three quarters."""
         self.shared = shared
         self._streams: list[list[np.ndarray]] = []   # per stream, per level: (context, symbol) keys
-        self._narrow: list[np.ndarray] = []          # per stream: its narrow_keys (the folder's, add_narrow)
+        self._narrow: list[tuple[np.ndarray, np.ndarray]] = []   # per stream: its narrow_keys, counted
         self._tables = None
         self._narrow_table = None
         for syms in streams:
@@ -153,14 +157,17 @@ class StyleCounts:
         self._tables = None
 
     def add_narrow(self, keys: np.ndarray) -> None:
-        """Count a stream's `narrow_keys` (the ranker does not use them: bin/check's evidence does)."""
-        self._narrow.append(keys)
+        """Count a stream's `narrow_keys` (the ranker does not use them: bin/check's evidence does). Kept
+        counted: a file writes a few hundred of them, each many times."""
+        self._narrow.append(np.unique(keys, return_counts=True))
         self._narrow_table = None
 
     def narrow_table(self) -> _Counts:
         """The counts of the keys added with add_narrow (built by tables() too: before bin/check forks)."""
         if self._narrow_table is None:
-            self._narrow_table = _Counts(np.concatenate(self._narrow or [np.zeros(0, np.int64)]))
+            none = np.zeros(0, np.int64)
+            self._narrow_table = _Counts(np.concatenate([k for k, _ in self._narrow] or [none]),
+                                         np.concatenate([c for _, c in self._narrow] or [none]))
         return self._narrow_table
 
     def narrow_count(self, key: int) -> int:

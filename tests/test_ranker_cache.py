@@ -1,4 +1,5 @@
 import math
+import pickle
 import re
 from array import array
 
@@ -241,3 +242,21 @@ def test_wide_contexts_are_the_numpy_ones_on_real_files():
     for n in range(0, 1000, 50):   # 20 files, of the split's different base files
         ids = symbol_ids(get_scheme("kind-units").symbols(tokenize((folder / f"{n}.txt").read_text())))
         assert [a.tolist() for a in wide_contexts(ids)] == [a.tolist() for a in wide_contexts_numpy(ids)]
+
+
+def test_the_narrow_counts_count_each_gap_between_its_two_tokens():
+    """bin/check's narrow counts (ranker/cache.py narrow_keys): the gap symbol between the token before it and
+    the one after it, over every stream added, whatever the wider context."""
+    from ranker.cache import narrow_key, narrow_keys
+    a = syms("class A { int x = 1 ; int y = 2; }")
+    b = syms("class B { void f() { g(x = 3 ;); } }")
+    counts = StyleCounts()
+    for s in (a, b):
+        counts.add_narrow(narrow_keys(symbol_ids(s)))
+    assert counts.narrow_count(narrow_key("NUM", "·s1", ";")) == 2
+    assert counts.narrow_count(narrow_key("NUM", "·", ";")) == 1
+    assert counts.narrow_count(narrow_key("ID", "·s1", "=")) == 3
+    assert counts.narrow_count(narrow_key("|", "·", "class")) == 2   # the file's first gap: '|' before it
+    assert counts.narrow_count(narrow_key("NUM", "·s2", ";")) == 0
+    # pickled (bin/rank --cluster) with the rest
+    assert pickle.loads(pickle.dumps(counts)).narrow_count(narrow_key("ID", "·s1", "=")) == 3
