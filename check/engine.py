@@ -87,15 +87,23 @@ class _Context:
     in the repository's other files and elsewhere in the file: what the file's original text says (a file is
     walked only once one of its candidates may be reported)."""
 
-    def __init__(self, scheme: Scheme, text: str, folder=None):
-        self.scheme, self.text, self.folder = scheme, text[len(BOM):] if text.startswith(BOM) else text, folder
+    def __init__(self, scheme: Scheme, text: str, style: Style = Style()):
+        self.scheme, self.text = scheme, text[len(BOM):] if text.startswith(BOM) else text
+        self.folder, self.parsed = style.folder, style.parsed
         self._walked = None
 
     def _walk(self):
         if self._walked is None:
             from ranker.cache import narrow_keys, symbol_ids   # numpy: only once a file has a candidate
-            syms, indents, unit = self.scheme.walk(tokenize(self.text))
-            self._walked = syms, indents, unit, narrow_keys(symbol_ids(syms))
+            from ranker.walk import covers, interned, style_ids, walk_units
+            walked = walk_units(self.text, parsed=self.parsed) if covers(self.scheme) else None
+            if walked is not None:   # the C++ walk, from the leaves the learning pass kept (ranker/walk.py)
+                common = interned()
+                self._walked = (common.symbol_texts(walked), common.gap_indents(walked), common.unit(walked),
+                                narrow_keys(style_ids(walked)))
+            else:
+                syms, indents, unit = self.scheme.walk(tokenize(self.text))
+                self._walked = syms, indents, unit, narrow_keys(symbol_ids(syms))
         return self._walked
 
     def evidence(self, evidence: Evidence, gap: int, repaired: str) -> Evidence:
@@ -120,7 +128,7 @@ def check_text(scorer: Scorer, scheme: Scheme, text: str, path: str, cfg: CheckC
     if not text:
         return ()
     edits = _Edits(text)
-    context = _Context(scheme, text, style.folder)
+    context = _Context(scheme, text, style)
     current = text
     out: list[Finding] = []
     while len(out) < cfg.max_findings:

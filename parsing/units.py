@@ -67,20 +67,29 @@ class Interned:
     def __init__(self):
         self.symbols: list[str] = []
         self.texts: list[str] = []
+        self.indents: list[str] = []   # per kind of gap: the indentation its gap is measured against
 
     def update(self) -> list[str]:
         """Take in what the walker interned since the last call; the new symbols."""
         new = walker().unit_symbols(len(self.symbols))
         self.symbols.extend(new)
         self.texts.extend(walker().unit_texts(len(self.texts)))
+        self.indents.extend(self.texts[i] for _, i, _, _ in walker().unit_keys(len(self.indents)))
         return new
+
+    def gap_indents(self, walked: Walked) -> list[str]:
+        """The indentation each gap is measured against (parsing.schemes.walk's `indents`)."""
+        return list(map(self.indents.__getitem__, walked.keys))
+
+    def symbol_texts(self, walked: Walked) -> list[str]:
+        return list(map(self.symbols.__getitem__, walked.symbols))
 
     def gap_texts(self, walked: Walked) -> tuple[str, ...]:
         return tuple(map(self.texts.__getitem__, walked.gaps))
 
     def sentence(self, walked: Walked) -> str:
         """The file's symbols, space-separated (a corpus line)."""
-        return " ".join(map(self.symbols.__getitem__, walked.symbols))
+        return " ".join(self.symbol_texts(walked))
 
     def unit(self, walked: Walked) -> str:
         return self.texts[walked.unit]

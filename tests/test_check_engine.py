@@ -291,15 +291,15 @@ OTHERS = ("class B {\n    int f() {\n        return  b;\n    }\n}\n",
           "class C {\n    int f() {\n        return c;\n    }\n    int g() {\n        return d;\n    }\n}\n")
 
 
-def _folder(tmp_path, texts):
-    """The folder's counts as bin/check's learning pass makes them, from real files."""
+def _folder(tmp_path, texts, scheme="kind-units"):
+    """The learning pass's Style of the first of `texts` (the folder's counts, its kept leaves), from real files."""
     from parsing.schemes import get_scheme
     from ranker.folder import folder_style
     paths = []
     for i, t in enumerate(texts):
         (tmp_path / f"F{i}.java").write_text(t)
         paths.append(str(tmp_path / f"F{i}.java"))
-    return folder_style(paths, get_scheme("kind-units"), strict=False)(paths[0]).folder
+    return folder_style(paths, get_scheme(scheme), strict=False)(paths[0])
 
 
 @pytest.mark.parametrize("text, others, learn, expected", [
@@ -311,14 +311,17 @@ def _folder(tmp_path, texts):
     (HABIT, OTHERS, False, dict(repo_observed=0, repo_repaired=0, file_observed=1)),   # --no-learn
     (HABIT.replace("return  y", "return y"), (), True, dict(repo_observed=0, repo_repaired=0, file_observed=0)),
 ])
-def test_the_context_counts_the_whitespace_between_the_same_kinds_of_tokens(tmp_path, text, others, learn, expected):
+@pytest.mark.parametrize("scheme", ["kind-units", "kind"])   # the C++ walk (from the kept leaves), and Python's
+def test_the_context_counts_the_whitespace_between_the_same_kinds_of_tokens(tmp_path, text, others, learn, expected,
+                                                                            scheme):
     from check.engine import _Context
     from parsing.java import tokenize
     from parsing.schemes import get_scheme
-    folder = _folder(tmp_path, [text, *others]) if learn else None
+    from ranker.rank import Style
+    style = _folder(tmp_path, [text, *others], scheme) if learn else Style()
     stream = tokenize(text.lstrip("\ufeff"))
     gap = stream.gap_texts.index("  ")
-    got = _Context(get_scheme("kind-units"), text, folder).evidence(Evidence(7.0, 1, 0), gap, " ")
+    got = _Context(get_scheme(scheme), text, style).evidence(Evidence(7.0, 1, 0), gap, " ")
     assert got == Evidence(7.0, 1, 0, gaps=len(stream.gap_texts), **expected)
 
 
@@ -329,7 +332,7 @@ def test_a_finding_carries_the_repositorys_counts(checker, tmp_path):
     from ranker.rank import Style
     broken = CLEAN.replace("int x = 1;", "int x = 1 ;")
     others = [CLEAN.replace("int x = 1;", "int x = 2;"), CLEAN.replace("int x = 1;", "int x = 3 ;")]
-    folder = _folder(tmp_path, [broken, *others])
+    folder = _folder(tmp_path, [broken, *others]).folder
     findings = check_text(scorer, scheme, broken, "A.java", CheckConfig({POOLED: 0.5}, max_findings=1), _cal(),
                           Style(folder))
     assert [f.original for f in findings] == [" "]
