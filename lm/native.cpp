@@ -579,11 +579,13 @@ class Rescorer {
   // its ceiling after the symbol before it less its observed score.
   double Slack(int64_t t, int64_t k, const WordIndex *w1, int64_t kk, const WordIndex *w2) const {
     const Scored &s = *scored_;
-    if (t - 2 != k && t - 1 != k && t - 2 != kk && t - 1 != kk && t != kk) return s.slack[t];
+    // (kk < 0: no second change; before the stream, at -1 and -2, is <s>, not the second change)
+    const bool second = kk >= 0;
+    if (t - 2 != k && t - 1 != k && !(second && (t - 2 == kk || t - 1 == kk || t == kk))) return s.slack[t];
     WordIndex words[3][kMaxModels] = {};
     for (int i = 0; i < 3; ++i) {
       const int64_t at = t - 2 + i;
-      for (int j = 0; j < s.models; ++j) words[i][j] = at == k ? w1[j] : at == kk ? w2[j] : s.Word(j, at);
+      for (int j = 0; j < s.models; ++j) words[i][j] = at == k ? w1[j] : second && at == kk ? w2[j] : s.Word(j, at);
     }
     return mixture_.Ceiling(words[0], words[1], words[2]) - s.scores[t];
   }

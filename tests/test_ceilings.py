@@ -30,9 +30,18 @@ def streams(scorer: Scorer):
     return out
 
 
-@pytest.fixture(scope="module")
-def default_scorer():
-    scorer = Scorer(LanguageModel(DEFAULT_MODEL))
+@pytest.fixture(params=["tiny", "default"])
+def model_scorer(request):
+    """A scorer and the files' streams: of a tiny model bin/build-lm builds here (with its ceilings: runs
+    everywhere lmplz does), and of the default model where `make demo` built it."""
+    if request.param == "default":
+        if not ceilings_path(DEFAULT_MODEL).exists():
+            pytest.skip("no default model with its ceilings (make demo builds them)")
+        model = DEFAULT_MODEL
+    else:
+        model = request.getfixturevalue("tiny_model")
+        assert ceilings_path(model).exists()
+    scorer = Scorer(LanguageModel(model))
     return scorer, streams(scorer)
 
 
@@ -65,19 +74,17 @@ def check_bounds(scorer: Scorer, scored, ids, draws) -> None:
         assert first[i] == first_again[i]
 
 
-@needs_default
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=repairs(len(FILES)))
-def test_the_bound_is_at_least_the_rescored_gain(default_scorer, data):
+def test_the_bound_is_at_least_the_rescored_gain(model_scorer, data):
     f, draws = data
-    scorer, files = default_scorer
+    scorer, files = model_scorer
     check_bounds(scorer, *files[f], draws)
 
 
-@needs_default
-def test_every_score_is_at_most_its_ceiling(default_scorer):
+def test_every_score_is_at_most_its_ceiling(model_scorer):
     """On real files, each symbol's score is at most its word's ceiling after the two words before it."""
-    scorer, files = default_scorer
+    scorer, files = model_scorer
     m = scorer.native.models
     for scored, ids in files:
         scores = scored.scores
