@@ -67,9 +67,16 @@ def same_tokens(text: str, start: int, end: int, replacement: str, tokens: list[
         b_end = b_start + len(text[start:end].encode("utf-8"))
     b_new = b_start + len(replacement.encode("utf-8"))
     edited_data = edited.encode("utf-8")
-    if b"\r" in data or b"\r" in edited_data:   # parsed as tokenize parses them: every CR as LF
-        data, edited_data = data.replace(b"\r", b"\n"), edited_data.replace(b"\r", b"\n")
-    same = GRAMMAR.walker[0].same_leaves(data, edited_data, b_start, b_end, b_new)
+    # parsed as tokenize parses them: every CR as LF; the leaves are then compared as LF too, which cannot tell
+    # a CR the edit takes out or puts in (inside a token, `/* a\r b */` against `/* a\n b */`): such an edit is
+    # told by tokenizing both
+    crs = b"\r" in data or b"\r" in edited_data
+    if crs and ("\r" in text[start:end] or "\r" in replacement):
+        same = None
+    else:
+        if crs:
+            data, edited_data = data.replace(b"\r", b"\n"), edited_data.replace(b"\r", b"\n")
+        same = GRAMMAR.walker[0].same_leaves(data, edited_data, b_start, b_end, b_new)
     if same is not None:
         return same
     return tokenize(edited).token_texts() == (tokens if tokens is not None else tokenize(text).token_texts())

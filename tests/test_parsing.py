@@ -1,5 +1,5 @@
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from parsing.java import leaves, same_tokens, tokenize
 from parsing.lossless import check_stream
@@ -110,6 +110,9 @@ def test_property_c_leaf_walk_equals_the_python_reference(pieces, junk):
        st.lists(st.tuples(st.integers(0, 10 ** 6), st.integers(0, 3),
                           st.sampled_from(["", " ", "\n", "\r", "\r\n", "\t", "x", "\u00a0", "*/"])),
                 min_size=1, max_size=4))
+# a line break inside a token (junk, a comment) turned from LF into CR: the same leaves as LF, not the same text
+@example(pieces=["int", "000\x1f", "\n\n\t", "\x1f"], edits=[(1231, 1, "\r")])
+@example(pieces=["/* a", "\n", " b */", "\r\n", "class"], edits=[(4, 1, "\r")])
 def test_property_same_tokens_is_what_tokenizing_both_says(pieces, edits):
     """same_tokens reparses the edited text incrementally from the original's tree (kept between calls on
     one text) and compares leaves; tokenizing both texts from scratch is the reference, on random Java-ish
