@@ -62,24 +62,29 @@ def walk_units(text: str, keep: bool = False, parsed: bytes | None = None) -> Wa
 
 
 class Interned:
-    """What the C++ walk has interned so far, by its ids: the symbols and the whitespace texts."""
+    """What the C++ walk has interned so far, by its ids: the symbols, the whitespace texts and the kinds of
+    gap."""
 
     def __init__(self):
         self.symbols: list[str] = []
         self.texts: list[str] = []
-        self.indents: list[str] = []   # per kind of gap: the indentation its gap is measured against
+        # per kind of gap id: (gap text, indentation, next newline gap's text or None, unit)
+        self.kinds: list[tuple[str, str, str | None, str]] = []
 
     def update(self) -> list[str]:
         """Take in what the walker interned since the last call; the new symbols."""
         new = walker().unit_symbols(len(self.symbols))
         self.symbols.extend(new)
-        self.texts.extend(walker().unit_texts(len(self.texts)))
-        self.indents.extend(self.texts[i] for _, i, _, _ in walker().unit_keys(len(self.indents)))
+        t = self.texts
+        t.extend(walker().unit_texts(len(t)))
+        self.kinds.extend((t[g], t[i], t[n] if n >= 0 else None, t[u])
+                          for g, i, n, u in walker().unit_keys(len(self.kinds)))
         return new
 
     def gap_indents(self, walked: Walked) -> list[str]:
         """The indentation each gap is measured against (parsing.schemes.walk's `indents`)."""
-        return list(map(self.indents.__getitem__, walked.keys))
+        kinds = self.kinds
+        return [kinds[k][1] for k in walked.keys]
 
     def symbol_texts(self, walked: Walked) -> list[str]:
         return list(map(self.symbols.__getitem__, walked.symbols))
@@ -96,8 +101,7 @@ class Interned:
 
     def keys(self, start: int = 0) -> list[tuple[str, str, str | None, str]]:
         """The kinds of gap (gap text, indentation, next newline gap's text or None, unit) from id `start` on."""
-        t = self.texts
-        return [(t[g], t[i], t[n] if n >= 0 else None, t[u]) for g, i, n, u in walker().unit_keys(start)]
+        return self.kinds[start:]
 
 
 _INTERNED = Interned()

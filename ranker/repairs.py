@@ -15,9 +15,6 @@ from functools import lru_cache
 from parsing.java import JOINED_OPERATORS
 
 WHITESPACE = (" ", "\t", "\n")
-# two tokens whose meeting ends would form one of Java's operators or comment marks of two or more characters
-# cannot be joined by deleting the whitespace between them
-_JOINED = JOINED_OPERATORS
 
 
 def _tails(operators) -> dict[str, tuple[str, ...]]:
@@ -30,7 +27,9 @@ def _tails(operators) -> dict[str, tuple[str, ...]]:
     return out
 
 
-_TAILS = _tails(_JOINED)
+# two tokens whose meeting ends would form one of Java's operators or comment marks of two or more characters
+# (JOINED_OPERATORS) cannot be joined by deleting the whitespace between them
+_TAILS = _tails(JOINED_OPERATORS)
 _LONGEST_HEAD = max(map(len, _TAILS))
 FIRST, LAST, NEXT = 0, 1, 2   # where a repair points: gap's first char, gap's last char, next token's first char
 

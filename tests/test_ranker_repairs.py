@@ -95,14 +95,16 @@ def test_every_reported_finding_keeps_the_tokens_even_in_broken_files(tiny_model
 
 def joinable_by_operator(left, right):
     """joinable written plainly: each operator tried at each split (the fast one looks the heads up)."""
-    from ranker.repairs import _JOINED, _word
+    from parsing.java import JOINED_OPERATORS
+    from ranker.repairs import _word
     a, b = left[-1:], right[:1]
     if not a or not b:
         return True
     number = left[:1].isdigit() or left[:1] == "." and left[1:2].isdigit()   # only a number takes in a '.'
     if _word(a) and _word(b) or number and b == "." or a == "." and b.isdigit() or a in "\"'" and b in "\"'":
         return False
-    return not any(left.endswith(op[:k]) and right.startswith(op[k:]) for op in _JOINED for k in range(1, len(op)))
+    return not any(left.endswith(op[:k]) and right.startswith(op[k:])
+                   for op in JOINED_OPERATORS for k in range(1, len(op)))
 
 
 OPERATOR_CHARS = "=!<>&|+-*/%^:.ax1\"'( "
@@ -115,8 +117,8 @@ def test_joinable_is_joinable_by_operator(left, right):
 
 
 def test_joinable_every_operator_split():
-    from ranker.repairs import _JOINED
-    for op in _JOINED:
+    from parsing.java import JOINED_OPERATORS
+    for op in JOINED_OPERATORS:
         for k in range(1, len(op)):
             for left, right in [(op[:k], op[k:]), ("x" + op[:k], op[k:] + "y"), (op[:k], op[k:k + 1])]:
                 assert joinable.__wrapped__(left[-3:], right[:3]) == joinable_by_operator(left[-3:], right[:3])
