@@ -26,7 +26,7 @@ from ranker.learn import LearnConfig, Learned, learn
 from unnatural import cli
 from unnatural.signature import signature
 
-from .calibration import DEFAULT_SENSITIVITY, POOLED, SENSITIVITIES, Calibration, CalibrationError
+from .calibration import DEFAULT_SENSITIVITY, LEAST_REPORTED, POOLED, SENSITIVITIES, Calibration, CalibrationError
 from .engine import MAX_FINDINGS, CheckConfig, check_text
 from .findings import CheckedFile, Summary
 from .output import add_arguments as add_output_arguments, options_for, reporter
@@ -65,11 +65,13 @@ def reporting(args, calibration: Calibration) -> tuple[str, dict[str, float], fl
     least confidence."""
     if args.min_score is not None:
         return f"min-score:{args.min_score}", {POOLED: args.min_score}, 0.0
+    def least(cutoff: float) -> dict[str, float]:
+        return {rule: max(s, LEAST_REPORTED) for rule, s in calibration.least_scores(cutoff).items()}
     if args.threshold is not None:
-        return f"confidence:{args.threshold}", calibration.least_scores(args.threshold), args.threshold
+        return f"confidence:{args.threshold}", least(args.threshold), args.threshold
     name = args.sensitivity or DEFAULT_SENSITIVITY
     cutoff = calibration.cutoffs[name]
-    return f"sensitivity:{name}", calibration.least_scores(cutoff), cutoff
+    return f"sensitivity:{name}", least(cutoff), cutoff
 
 
 def parser() -> cli.ArgumentParser:

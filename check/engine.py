@@ -17,6 +17,7 @@ from parsing.java import BOM, same_tokens, tokenize
 from parsing.schemes import Scheme, gap_symbol
 from ranker.explain import line_col
 from ranker.rank import RankedFile, Style, rank_text
+from ranker.repairs import codrep_edit
 from ranker.score import Scorer
 
 from .calibration import POOLED, Calibration, Evidence, evidence_of
@@ -41,6 +42,15 @@ class CheckConfig:
 
     def reported(self, rule: str, score: float) -> bool:
         return score >= self.least.get(rule, self.least[POOLED])
+
+    def for_file(self, calibration: Calibration, known: Evidence) -> "CheckConfig":
+        """This config with each rule's least score raised by the evidence known of a file before it is
+        ranked (its length, its findings so far; calibration.least_scores): a finding scoring less cannot
+        reach the least confidence whatever the rest of its evidence. Exact, and the ranking goes less deep."""
+        if not calibration.weights or self.least_confidence <= 0:
+            return self
+        tighter = calibration.least_scores(self.least_confidence, known)
+        return replace(self, least={r: max(v, tighter.get(r, tighter[POOLED])) for r, v in self.least.items()})
 
 
 @dataclass
@@ -134,10 +144,12 @@ def check_text(scorer: Scorer, scheme: Scheme, text: str, path: str, cfg: CheckC
     while len(out) < cfg.max_findings:
         # only the candidates that can be reported are ranked (exactly as in a full ranking): below the
         # floor the ranker stops rescoring
-        ranked = rank_text(scorer, scheme, current, path, cfg.adapt, style, least=cfg.floor)
+        def file_cfg(gaps: int, earlier: int = len(out)) -> CheckConfig:
+            return cfg.for_file(calibration, Evidence(earlier=earlier, gaps=gaps))
+        ranked = rank_text(scorer, scheme, current, path, cfg.adapt, style, least=lambda gaps: file_cfg(gaps).floor)
         if edits.gap_starts is None:   # the original's ranking: its gaps are the original's
             edits.gap_texts, edits.gap_starts = ranked.gap_texts, ranked.gap_starts
-        chosen = _best_repair(ranked, current, edits, context, cfg, calibration, len(out))
+        chosen = _best_repair(ranked, current, edits, context, file_cfg(len(ranked.gap_texts)), calibration, len(out))
         if chosen is None:
             break
         f, rule, message, confidence, evidence = chosen
@@ -155,29 +167,67 @@ def check_text(scorer: Scorer, scheme: Scheme, text: str, path: str, cfg: CheckC
 def _best_repair(ranked: RankedFile, current: str, edits: _Edits, context: _Context, cfg: CheckConfig,
                  calibration: Calibration, earlier: int):
     """(finding, rule, message, confidence, evidence) of the best candidate that cfg reports for its rule and
-    confidence (the file having had `earlier` findings), on a gap not fixed yet, whose repair keeps the
-    tokens; None when there is none."""
+    confidence, on a gap not fixed yet, whose repair keeps the tokens; None when there is none. Its evidence
+    counts as earlier the file's `earlier` findings or, when it had none, a better candidate here that was not
+    reported (one keeping the tokens, on another gap): as the calibration run, which reports every candidate,
+    saw a file's next candidate. (The belief asks only whether there was one: weights <= 0, so a candidate
+    not confident without it is not with it.)"""
     floor = cfg.floor
+    passed = _Passed(current, edits)
     start = 0
     while start < len(ranked.candidates) and ranked.scores[start] >= floor:
         for f in ranked.findings(8, start):
             if f.score < floor:
                 return None
             gap = f.repair.gap
-            if gap in edits.fixed or gap in edits.quiet():
+            if gap in edits.fixed or passed.covers(gap) or gap in edits.quiet():
                 continue
             before = edits.token_text(gap - 1) if gap > 0 else ""
             after = edits.token_text(gap) if gap < edits.token_count() else ""
             rule, message = describe(f.repair.observed, f.repair.repaired, before, after)
-            if not cfg.reported(rule, f.score):
-                continue
-            evidence = context.evidence(evidence_of(ranked.scores, ranked.gaps, gap, earlier), gap, f.repair.repaired)
-            confidence = calibration.confidence(rule, f.score, evidence)
-            if confidence < cfg.least_confidence:
-                continue
-            # the fixes so far kept the tokens, so the current text's are the original's
-            lo = edits.current_start(gap)
-            if same_tokens(current, lo, lo + len(f.repair.observed), f.repair.repaired, edits.token_texts()):
-                return f, rule, message, confidence, evidence
+            if cfg.reported(rule, f.score):
+                evidence = replace(context.evidence(evidence_of(ranked.scores, ranked.gaps, gap, earlier), gap,
+                                                    f.repair.repaired),
+                                   other_edit=not codrep_edit(f.repair.observed, f.repair.repaired))
+                confidence = calibration.confidence(rule, f.score, evidence)
+                if confidence >= cfg.least_confidence and not earlier and passed.any():   # asked only now: a reparse
+                    evidence = replace(evidence, earlier=1)
+                    confidence = calibration.confidence(rule, f.score, evidence)
+                if confidence >= cfg.least_confidence:
+                    if passed.keeps(f):
+                        return f, rule, message, confidence, evidence
+                    continue
+            passed.add(f)
         start += 8
     return None
+
+
+class _Passed:
+    """The better candidates of a ranking that were not reported, by gap. A gap passed over is not looked at
+    again (the calibration run, reporting it, fixed it); whether one of them keeps the tokens is asked only
+    when it matters (a reparse each)."""
+
+    def __init__(self, current: str, edits: _Edits):
+        self.current, self.edits = current, edits
+        self.by_gap: dict = {}
+        self.kept: dict[int, bool] = {}
+
+    def keeps(self, f) -> bool:
+        """Whether candidate f's repair keeps the tokens (the fixes so far kept them: the current text's are
+        the original's)."""
+        lo = self.edits.current_start(f.repair.gap)
+        return same_tokens(self.current, lo, lo + len(f.repair.observed), f.repair.repaired, self.edits.token_texts())
+
+    def add(self, f) -> None:
+        self.by_gap.setdefault(f.repair.gap, f)
+
+    def covers(self, gap: int) -> bool:
+        return gap in self.by_gap
+
+    def any(self) -> bool:
+        for gap, f in self.by_gap.items():
+            if gap not in self.kept:
+                self.kept[gap] = self.keeps(f)
+            if self.kept[gap]:
+                return True
+        return False

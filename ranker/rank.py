@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from array import array
 from dataclasses import dataclass
+from typing import Callable
 
 from parsing.java import BOM, same_tokens, tokenize
 from parsing.schemes import Scheme
@@ -154,11 +155,12 @@ PLAN_GAPS = 1 << 16      # gaps whose plans are looked up at once (the lookup ke
 
 def rank_text(scorer: Scorer, scheme: Scheme, text: str, path: str = "", adapt: bool = True,
               style: Style = Style(), alpha: float = CACHE_ALPHA, chunk_rows: int = CHUNK_ROWS,
-              top: int | None = None, least: float | None = None) -> RankedFile:
+              top: int | None = None, least: float | Callable[[int], float] | None = None) -> RankedFile:
     """Score every plausible repair; each offset keeps its best repair (ties: the first planned); the
     offsets best first (ties: lower offset). With `top`, only the K best offsets are sure to be there
     (exactly as in the full ranking), with `least` only those whose gain reaches it: the other repairs are
-    not rescored in full, and the RankedFile is not `complete`. The repairs are scored `chunk_rows` at a
+    not rescored in full, and the RankedFile is not `complete` (`least` may be a function of the file's number
+    of gaps, asked once it is tokenized: bin/check's least scores depend on a file's length). The repairs are scored `chunk_rows` at a
     time (whole gaps): the offsets a gap blames are its own, so each chunk picks its offsets' best repairs
     on its own."""
     if text.startswith(BOM):   # ranked without it (nothing to repair there), offsets counting it
@@ -173,6 +175,8 @@ def rank_text(scorer: Scorer, scheme: Scheme, text: str, path: str = "", adapt: 
         del walked
     else:
         native, gap_texts, gap_starts, gaps, ids = _python_columns(scorer, scheme, text, adapt)
+    if callable(least):
+        least = least(len(gap_texts))
     ranker = _file_ranker(scorer, scheme, gaps, ids, n, adapt, style, alpha, top, least)
     del gaps, ids   # the ranker has its own copies
     for lo, hi in ranker.chunks(chunk_rows):

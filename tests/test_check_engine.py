@@ -248,13 +248,14 @@ def test_the_engine_reads_the_original_tokens_off_its_first_ranking(checker, tex
 @pytest.mark.parametrize("evidence, features", [
     # no evidence against a finding: every feature 0 (the least scores assume it)
     (Evidence(), {"far-best": 0.0, "far-count": 0.0, "earlier": 0.0, "repo-share": 0.0, "file-count": 0.0,
-                  "length": 0.0}),
+                  "length": 0.0, "other-edit": 0.0}),
     (Evidence(repo_observed=3, repo_repaired=0), {"repo-share": 0.75}),    # the repository's habit
     (Evidence(repo_observed=0, repo_repaired=50), {"repo-share": 0.0}),    # never written so: a slip
     (Evidence(repo_observed=10, repo_repaired=9), {"repo-share": 0.5}),
     (Evidence(file_observed=1), {"file-count": math.log(2)}),              # once more in the file
     (Evidence(gaps=100), {"length": math.log(2)}),
     (Evidence(gaps=900), {"length": math.log(10)}),
+    (Evidence(other_edit=True), {"other-edit": 1.0}),                      # not the undoing of one slip
 ])
 def test_the_evidence_features(evidence, features):
     got = evidence.features()
@@ -325,6 +326,20 @@ def test_the_context_counts_the_whitespace_between_the_same_kinds_of_tokens(tmp_
     assert got == Evidence(7.0, 1, 0, gaps=len(stream.gap_texts), **expected)
 
 
+@pytest.mark.parametrize("broken, original, other", [
+    (CLEAN.replace("int x = 1;", "int x = 1 ;"), " ", False),    # a space typed into an empty gap: one slip
+    (CLEAN.replace("int x = 1;", "int x =  1;"), "  ", True),    # a space too many in a run: not one of the kinds
+])
+def test_a_finding_says_whether_its_repair_undoes_one_slip(tiny_model, broken, original, other):
+    from lm.model import LanguageModel
+    from parsing.schemes import get_scheme
+    from ranker.score import Scorer
+    lm = LanguageModel(str(tiny_model))
+    scorer, scheme = Scorer(lm, edits="any"), get_scheme(lm.scheme)   # as bin/check ranks: every repair by its gain
+    findings = check_text(scorer, scheme, broken, "A.java", CheckConfig({POOLED: 0.5}, max_findings=1), _cal())
+    assert [(f.original, f.evidence.other_edit) for f in findings] == [(original, other)]
+
+
 def test_a_finding_carries_the_repositorys_counts(checker, tmp_path):
     """End to end, on the tiny model: the finding `1 ;` is weighed against how the folder writes a number
     before ';' (one file with `2;`, one with `3 ;`)."""
@@ -391,3 +406,31 @@ def test_the_repositorys_habit_lowers_a_findings_confidence(tmp_path):
     from dataclasses import replace
     alone = replace(habit.evidence, repo_observed=0, repo_repaired=0)
     assert cal.belief(habit.rule, habit.score, habit.evidence) < cal.belief(habit.rule, habit.score, alone)
+
+
+@settings(max_examples=300, deadline=None)
+@given(rule=st.sampled_from(sorted(RULES)), score=st.floats(0, 40), far_best=st.floats(FAR_FLOOR, 40),
+       far_count=st.integers(0, 60), earlier=st.integers(0, 3), repo_observed=st.integers(0, 10 ** 5),
+       repo_repaired=st.integers(0, 10 ** 5), file_observed=st.integers(0, 500), gaps=st.integers(0, 10 ** 5),
+       other_edit=st.booleans(), sensitivity=st.sampled_from(["low", "medium", "high"]))
+def test_no_finding_below_its_files_least_score_could_be_reported(rule, score, far_best, far_count, earlier,
+                                                                  repo_observed, repo_repaired, file_observed,
+                                                                  gaps, other_edit, sensitivity):
+    """The least score of a file (what is known before it is ranked: its length, its findings so far) is
+    exact for the shipped calibration: whatever the rest of a finding's evidence, below it the confidence
+    stays under the cut-off (so bin/check may rank the file only that deep)."""
+    cal = Calibration.load()
+    cut = cal.cutoffs[sensitivity]
+    evidence = Evidence(far_best, far_count, earlier, repo_observed, repo_repaired, file_observed, gaps, other_edit)
+    least = cal.least_scores(cut, Evidence(earlier=earlier, gaps=gaps))
+    assert least[rule] >= cal.least_scores(cut)[rule]
+    if cal.confidence(rule, score, evidence) >= cut:
+        assert score >= least[rule] - 1e-9
+
+
+def test_a_long_file_or_a_second_finding_needs_a_higher_score():
+    cal = Calibration.load()
+    cut = cal.cutoffs["medium"]
+    alone = cal.least_scores(cut)["space-before"]
+    assert alone < cal.least_scores(cut, Evidence(gaps=1000))["space-before"] \
+        < cal.least_scores(cut, Evidence(gaps=1000, earlier=1))["space-before"]
