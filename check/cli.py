@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import functools
 import os
+import math
 import sys
 import time
 from dataclasses import dataclass, replace
@@ -65,13 +66,12 @@ def reporting(args, calibration: Calibration) -> tuple[str, dict[str, float], fl
     least confidence."""
     if args.min_score is not None:
         return f"min-score:{args.min_score}", {POOLED: args.min_score}, 0.0
-    def least(cutoff: float) -> dict[str, float]:
-        return {rule: max(s, LEAST_REPORTED) for rule, s in calibration.least_scores(cutoff).items()}
     if args.threshold is not None:
-        return f"confidence:{args.threshold}", least(args.threshold), args.threshold
+        return f"confidence:{args.threshold}", calibration.least_scores(args.threshold), args.threshold
     name = args.sensitivity or DEFAULT_SENSITIVITY
     cutoff = calibration.cutoffs[name]
-    return f"sensitivity:{name}", least(cutoff), cutoff
+    floor = LEAST_REPORTED.get(name, -math.inf)
+    return f"sensitivity:{name}", {rule: max(s, floor) for rule, s in calibration.least_scores(cutoff).items()}, cutoff
 
 
 def parser() -> cli.ArgumentParser:
