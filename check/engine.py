@@ -104,16 +104,10 @@ class _Context:
 
     def _walk(self):
         if self._walked is None:
-            from ranker.cache import narrow_keys, symbol_ids   # numpy: only once a file has a candidate
-            from ranker.walk import covers, interned, style_ids, walk_units
-            walked = walk_units(self.text, parsed=self.parsed) if covers(self.scheme) else None
-            if walked is not None:   # the C++ walk, from the leaves the learning pass kept (ranker/walk.py)
-                common = interned()
-                self._walked = (common.symbol_texts(walked), common.gap_indents(walked), common.unit(walked),
-                                narrow_keys(style_ids(walked)))
-            else:
-                syms, indents, unit = self.scheme.walk(tokenize(self.text))
-                self._walked = syms, indents, unit, narrow_keys(symbol_ids(syms))
+            from ranker.cache import narrow_keys   # numpy: only once a file has a candidate
+            from ranker.walk import StyleWalk
+            walk = StyleWalk(self.scheme, self.text, parsed=self.parsed)   # from the learning pass's leaves
+            self._walked = walk.symbols(), walk.gap_indents(), walk.unit, narrow_keys(walk.ids)
         return self._walked
 
     def evidence(self, evidence: Evidence, gap: int, repaired: str) -> Evidence:

@@ -9,13 +9,13 @@ from pathlib import Path
 from formats.codrep2019 import near_duplicate_key
 from formats.files import InputError, read_source
 from parsing.grammar import release_freed_memory
-from parsing.java import BOM, tokenize
+from parsing.java import BOM
 from parsing.schemes import Scheme
 
-from .cache import StyleCounts, narrow_keys, symbol_ids, wide_keys
+from .cache import StyleCounts, narrow_keys, wide_keys
 from .rank import Style
 from .habits import HabitCounts
-from .walk import covers, interned, style_ids, walk_units
+from .walk import StyleWalk
 
 
 def _learn_file(scheme: Scheme, strict: bool, max_bytes: int | None, path: str):
@@ -30,16 +30,9 @@ def _learn_file(scheme: Scheme, strict: bool, max_bytes: int | None, path: str):
     if text.startswith(BOM):   # ranked without it (rank_text): its counts are the ones taken off
         text = text[1:]
     duplicate = hashlib.sha1(near_duplicate_key(text.encode("utf-8"))).digest() if strict else None
-    walked = walk_units(text, keep=True) if covers(scheme) else None
-    if walked is not None:   # the C++ walk (ranker/walk.py)
-        common = interned()
-        ids, gap_texts, unit = style_ids(walked), common.gap_texts(walked), common.unit(walked)
-        parsed = walked.parsed
-    else:
-        stream = tokenize(text)
-        syms, _, unit = scheme.walk(stream)
-        ids, gap_texts, parsed = symbol_ids(syms), stream.gap_texts, None
-    return wide_keys(ids), narrow_keys(ids), HabitCounts.of(gap_texts, unit), duplicate, parsed
+    walk = StyleWalk(scheme, text, keep=True)
+    return (wide_keys(walk.ids), narrow_keys(walk.ids), HabitCounts.of(walk.gap_texts(), walk.unit), duplicate,
+            walk.parsed)
 
 
 def folder_style(paths: list[str], scheme: Scheme, strict: bool, workers: int = 1, max_bytes: int | None = None):

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from array import array
 
+from parsing.java import tokenize
+from parsing.schemes import Scheme
 from parsing.units import UNKNOWN, Walked, covers, interned, walk_units as _walk_units
 
 from ._native import gather, gather_ids
 from .repairs import joinable
 from .symbols import symbol_ids
 
-__all__ = ["Walked", "covers", "interned", "walk_units", "style_ids", "tables"]
+__all__ = ["Walked", "covers", "interned", "walk_units", "style_ids", "tables", "StyleWalk"]
 
 
 def walk_units(text: str, keep: bool = False, parsed: bytes | None = None) -> Walked | None:
@@ -34,6 +36,33 @@ def style_ids(walked: Walked) -> array:
     if len(_STYLE_IDS) < len(symbols):
         _STYLE_IDS.extend(symbol_ids(symbols[len(_STYLE_IDS):]))
     return gather(_STYLE_IDS, walked.symbols)
+
+
+class StyleWalk:
+    """A file's walk as its style is read off it (the folder's learning pass, bin/check's evidence): its
+    symbols' style ids, its indentation unit and, on demand, its symbols, gap texts and gaps' indentations;
+    from the C++ walk where it covers the scheme (from the leaves an earlier walk kept, `parsed`; with `keep`
+    they are kept, packed, in `parsed`), else from the scheme's own walk of the tokens."""
+
+    def __init__(self, scheme: Scheme, text: str, keep: bool = False, parsed: bytes | None = None):
+        self._walked = walk_units(text, keep, parsed) if covers(scheme) else None
+        if self._walked is not None:
+            common = interned()
+            self.ids, self.unit, self.parsed = style_ids(self._walked), common.unit(self._walked), self._walked.parsed
+        else:
+            stream = tokenize(text)
+            self._symbols, self._indents, self.unit = scheme.walk(stream)
+            self._gap_texts = stream.gap_texts
+            self.ids, self.parsed = symbol_ids(self._symbols), None
+
+    def symbols(self) -> list[str]:
+        return interned().symbol_texts(self._walked) if self._walked is not None else self._symbols
+
+    def gap_indents(self) -> list[str]:
+        return interned().gap_indents(self._walked) if self._walked is not None else self._indents
+
+    def gap_texts(self) -> tuple[str, ...]:
+        return interned().gap_texts(self._walked) if self._walked is not None else tuple(self._gap_texts)
 
 
 class WalkTables:
