@@ -483,8 +483,24 @@ class Rescorer {
     {
       py::gil_scoped_release unlocked;
       const Scored &s = *scored_;
+      size_t run = 0;   // the first of the repairs (one after another) that change symbol k
       for (size_t r = 0; r < count; ++r) {
         const int64_t k = k1_[r], kk = k2_[r];
+        if (r == 0 || k != k1_[r - 1]) run = r;
+        // a gap's repairs that blame different offsets often make the same change (the same symbols): bounded once
+        size_t same = r;
+        for (size_t q = run; q < r; ++q)
+          if (k2_[q] == kk && std::equal(&w1_[q * m], &w1_[q * m] + m, &w1_[r * m]) &&
+              (kk < 0 || std::equal(&w2_[q * m], &w2_[q * m] + m, &w2_[r * m]))) {
+            same = q;
+            break;
+          }
+        if (same < r) {
+          first_at_[r] = first_at_[same];
+          first[r] = first[same];
+          bound[r] = bound[same];
+          continue;
+        }
         const First *one = FindFirst(k, &w1_[r * m], true);
         first_at_[r] = one;
         first[r] = one->score;
