@@ -61,9 +61,14 @@ def read_source(path: Path, max_bytes: int | None = None) -> str:
                 data = f.read()
             else:
                 info = os.fstat(f.fileno())
-                if stat.S_ISREG(info.st_mode) and info.st_size > max_bytes:
+                regular = stat.S_ISREG(info.st_mode)
+                if regular and info.st_size > max_bytes:
                     raise InputError(unfit_source(path, info, max_bytes))
-                data = f.read(max_bytes + 1)
+                # a regular file is read as large as it is (a buffer of max_bytes, allocated and given back
+                # for every file, cost three times the read), and further only if it grew meanwhile
+                data = f.read(info.st_size + 1 if regular else max_bytes + 1)
+                if regular and len(data) > info.st_size:
+                    data += f.read(max_bytes + 1 - len(data))
                 if len(data) > max_bytes:
                     raise InputError(f"{path}: {too_large(None, max_bytes)}; skipped")
     except OSError as e:
