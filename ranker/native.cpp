@@ -470,7 +470,8 @@ class FileRanker {
  public:
   // length: characters in the file; per gap: plan, span [lo, hi), joinable (emptying it keeps its two tokens
   // apart), after_comment (a line comment ends before it), next_newline (the next newline gap measured
-  // against it, or -1), its observed symbol's log10 score; cache (or None: not adapted), habits (or None);
+  // against it, or -1), its observed symbol's log10 score; cache (or None: not adapted), habits (or None; the
+  // ranker observes the file's gaps in a copy of its own, so that one Habits serves every file);
   // top (the K best offsets, None: all), least (only offsets whose gain reaches it, None: all).
   FileRanker(std::shared_ptr<PlanTable> table, int64_t length, const py::buffer &plan, const py::buffer &lo,
              const py::buffer &hi, const py::buffer &joinable, const py::buffer &after_comment,
@@ -480,7 +481,7 @@ class FileRanker {
         hi_(copy_of<int64_t>(hi, "hi")), joinable_(copy_of<uint8_t>(joinable, "joinable")),
         after_comment_(copy_of<uint8_t>(after_comment, "after_comment")),
         next_newline_(copy_of<int64_t>(next_newline, "next_newline")), cache_(std::move(cache)),
-        habits_(std::move(habits)), alpha_(alpha), top_(top.value_or(0)), least_(least.value_or(kNone)) {
+        habits_(habits ? std::make_shared<Habits>(*habits) : nullptr), alpha_(alpha), top_(top.value_or(0)), least_(least.value_or(kNone)) {
     const size_t gaps = plan_.size();
     if (lo_.size() != gaps || hi_.size() != gaps || joinable_.size() != gaps || after_comment_.size() != gaps ||
         next_newline_.size() != gaps)
