@@ -10,11 +10,13 @@ their turn.
 from __future__ import annotations
 
 import ctypes
+import gc
 import os
+import select
 import signal
 import traceback
 from collections import deque
-from multiprocessing.connection import Connection, Pipe, wait
+from multiprocessing.connection import Connection, Pipe
 from typing import Callable, Iterable, Iterator, TypeVar
 
 from unnatural import cli
@@ -34,6 +36,9 @@ def ordered_map(fn: Callable[[T], R], items: Iterable[T], workers: int) -> Itera
     pids: list[int] = []
     expected = [len(items[w::workers]) for w in range(workers)]
     received = [0] * workers
+    # what exists now is the workers' inheritance: frozen, the garbage collector leaves it alone, so that a
+    # collection in a worker does not write to (and copy) every page of it
+    gc.freeze()
     try:
         for w in range(workers):
             recv, send = Pipe(duplex=False)
@@ -44,26 +49,35 @@ def ordered_map(fn: Callable[[T], R], items: Iterable[T], workers: int) -> Itera
             conns.append(recv)
             pids.append(pid)
         ready: list[deque] = [deque() for _ in range(workers)]
-        index = {id(c): w for w, c in enumerate(conns)}
+        # one poll object for the whole run (multiprocessing's wait() makes a selector for every call, which
+        # was most of the parent's CPU)
+        poller = select.poll()
+        index = {}
+        for w, conn in enumerate(conns):
+            if expected[w]:
+                poller.register(conn.fileno(), select.POLLIN)
+                index[conn.fileno()] = w
         for i in range(len(items)):
             w = i % workers
             while not ready[w]:
-                waiting = [c for v, c in enumerate(conns) if received[v] < expected[v]]
-                for conn in wait(waiting):
-                    v = index[id(conn)]
+                for fd, _ in poller.poll():
+                    v = index[fd]
                     try:
-                        ok, value = conn.recv()
+                        ok, value = conns[v].recv()
                     except EOFError:
                         raise WorkerError(f"worker {v} stopped without a result") from None
                     if not ok:
                         raise WorkerError(f"worker {v} failed: {value}")
                     ready[v].append(value)
                     received[v] += 1
+                    if received[v] == expected[v]:
+                        poller.unregister(fd)
             yield ready[w].popleft()
     finally:
         # stopped early (an error, Ctrl-C, or the caller stopped reading): stop the workers, then reap them;
         # a Ctrl-C meanwhile waits (cut short, the reaping left dead workers to init: zombies after the exit)
         with cli.deferred_interrupts():
+            gc.unfreeze()
             for conn in conns:
                 conn.close()
             for w, pid in enumerate(pids):
