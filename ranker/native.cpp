@@ -584,8 +584,13 @@ class FileRanker {
     offset_of_.resize(n);
     for (int64_t o = 0; o < span; ++o) {
       if (first_of[o] == first_of[o + 1]) continue;
-      std::stable_sort(by_offset_.begin() + first_of[o], by_offset_.begin() + first_of[o + 1],
-                       [&](int64_t a, int64_t b) { return bound_[a] > bound_[b]; });
+      // a stable insertion sort: an offset has a few repairs (std::stable_sort allocated a buffer for each)
+      for (int64_t i = first_of[o] + 1; i < first_of[o + 1]; ++i) {
+        const int64_t r = by_offset_[i];
+        int64_t j = i;
+        for (; j > first_of[o] && bound_[r] > bound_[by_offset_[j - 1]]; --j) by_offset_[j] = by_offset_[j - 1];
+        by_offset_[j] = r;
+      }
       for (int64_t i = first_of[o]; i < first_of[o + 1]; ++i) offset_of_[by_offset_[i]] = offsets_.size();
       offsets_.push_back(Offset{first_of[o], first_of[o + 1], kNone, -1});
     }
