@@ -51,7 +51,7 @@ def json_objects(text: str, source: str, what: str) -> list[dict]:
     return items
 
 
-def read_source(path: Path, max_bytes: int | None = None) -> str:
+def read_source(path: str | Path, max_bytes: int | None = None) -> str:
     """A source file's text (see `decode`); a regular file larger than `max_bytes` is an input error found
     before reading it, and a device or a pipe named as a file (`/dev/zero`, `<(git show ...)`) is read only
     that far (`/dev/zero` has no end)."""

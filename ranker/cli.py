@@ -135,7 +135,7 @@ def _rank_one(path: str):
     """(the output line of `path`, or None when it was skipped; a warning about it, or None)."""
     cfg: RankConfig = _worker["cfg"]
     try:
-        text = read_source(Path(path), cfg.max_bytes)
+        text = read_source(path, cfg.max_bytes)   # as a str: no Path made per file
     except InputError as e:
         return None, str(e)
     learned: Learned = _worker["learned"]
