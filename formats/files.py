@@ -116,5 +116,5 @@ def task_number(path: str | Path) -> int | None:
 def sort_key(path: str | Path):
     """The one order of task and source files: by folder, then task number (other names first), then name."""
     p = Path(path)
-    number = task_number(p)
-    return str(p.parent), -1 if number is None else number, p.name
+    stem = p.stem   # task_number's, without a second Path (bin/rank sorts every file twice before it starts)
+    return str(p.parent), int(stem) if stem.isdecimal() else -1, p.name
