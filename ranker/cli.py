@@ -211,7 +211,7 @@ def main(argv=None) -> int:
         else:
             from unnatural.parallel import ordered_map
             # forked after loading: the workers share the model's pages
-            results = ordered_map(_rank_one, files, args.workers)
+            results = ordered_map(_rank_one, files, args.workers, parent=True)
     try:
         for line, note in results:
             if note:

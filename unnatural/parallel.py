@@ -9,7 +9,9 @@ their turn.
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import fcntl
 import gc
 import os
 import select
@@ -29,38 +31,56 @@ class WorkerError(RuntimeError):
     pass
 
 
-def ordered_map(fn: Callable[[T], R], items: Iterable[T], workers: int) -> Iterator[R]:
+def ordered_map(fn: Callable[[T], R], items: Iterable[T], workers: int, parent: bool = False) -> Iterator[R]:
+    """`fn` of every item, in input order, computed by `workers` processes; with `parent`, this process is one
+    of them (it maps its share, items 0, N, 2N, ..., between reading the others' results): one fork fewer,
+    and its share's results are not sent through a pipe."""
     items = list(items)
     workers = max(1, min(workers, len(items)))
-    conns: list[Connection] = []
-    pids: list[int] = []
+    own = workers if parent else 0   # the parent's share (as worker 0), or none
+    conns: dict[int, Connection] = {}
+    pids: dict[int, int] = {}
     expected = [len(items[w::workers]) for w in range(workers)]
     received = [0] * workers
     # what exists now is the workers' inheritance: frozen, the garbage collector leaves it alone, so that a
     # collection in a worker does not write to (and copy) every page of it
     gc.freeze()
     try:
-        for w in range(workers):
+        for w in range(1 if own else 0, workers):
             recv, send = Pipe(duplex=False)
+            if own:   # room for a worker's results while the parent maps one of its own (Linux: up to 1 MB)
+                with contextlib.suppress(OSError, AttributeError):
+                    fcntl.fcntl(send.fileno(), fcntl.F_SETPIPE_SZ, 1 << 20)
             pid = os.fork()
             if pid == 0:   # the worker: never returns
                 _work(fn, items[w::workers], recv, send)
             send.close()
-            conns.append(recv)
-            pids.append(pid)
+            conns[w] = recv
+            pids[w] = pid
         ready: list[deque] = [deque() for _ in range(workers)]
+        mine = iter(items[0::workers] if own else ())   # the parent's items not mapped yet
+        left = expected[0] if own else 0
         # one poll object for the whole run (multiprocessing's wait() makes a selector for every call, which
         # was most of the parent's CPU)
         poller = select.poll()
         index = {}
-        for w, conn in enumerate(conns):
+        for w, conn in conns.items():
             if expected[w]:
                 poller.register(conn.fileno(), select.POLLIN)
                 index[conn.fileno()] = w
         for i in range(len(items)):
             w = i % workers
+            if own and w == 0 and not ready[0]:
+                ready[0].append(fn(next(mine)))
+                left -= 1
+                received[0] += 1
             while not ready[w]:
-                for fd, _ in poller.poll():
+                events = poller.poll(0 if left else None)
+                if not events:   # nothing ready: the parent maps one of its own meanwhile
+                    ready[0].append(fn(next(mine)))
+                    left -= 1
+                    received[0] += 1
+                for fd, _ in events:
                     v = index[fd]
                     try:
                         ok, value = conns[v].recv()
@@ -78,12 +98,12 @@ def ordered_map(fn: Callable[[T], R], items: Iterable[T], workers: int) -> Itera
         # a Ctrl-C meanwhile waits (cut short, the reaping left dead workers to init: zombies after the exit)
         with cli.deferred_interrupts():
             gc.unfreeze()
-            for conn in conns:
+            for conn in conns.values():
                 conn.close()
-            for w, pid in enumerate(pids):
+            for w, pid in pids.items():
                 if received[w] < expected[w]:
                     os.kill(pid, signal.SIGTERM)
-            for pid in pids:
+            for pid in pids.values():
                 os.waitpid(pid, 0)
 
 
