@@ -5,7 +5,7 @@ what they share: the model's pages, the corpus files read once. multiprocessing.
 cost the parent CPU the workers needed (measured on this 2-core machine with 4 ms tasks: 1.76 s of parent
 CPU per 1000 tasks at chunksize 1, 0.74 s at 4), so this is plain fork with one pipe per worker: worker w
 takes items w, w + N, w + 2N, ... and the parent reads whichever pipe is ready, keeping results until
-their turn.
+their turn. With `parent` (bin/rank), the parent is worker 0 itself: N processes on N cores, not N + 1.
 """
 from __future__ import annotations
 
