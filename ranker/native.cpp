@@ -481,7 +481,8 @@ class FileRanker {
         hi_(copy_of<int64_t>(hi, "hi")), joinable_(copy_of<uint8_t>(joinable, "joinable")),
         after_comment_(copy_of<uint8_t>(after_comment, "after_comment")),
         next_newline_(copy_of<int64_t>(next_newline, "next_newline")), cache_(std::move(cache)),
-        habits_(habits ? std::make_shared<Habits>(*habits) : nullptr), alpha_(alpha), top_(top.value_or(0)), least_(least.value_or(kNone)) {
+        habits_(habits ? std::make_shared<Habits>(*habits) : nullptr), alpha_(alpha), top_(top.value_or(0)),
+        least_(least.value_or(kNone)) {
     const size_t gaps = plan_.size();
     if (lo_.size() != gaps || hi_.size() != gaps || joinable_.size() != gaps || after_comment_.size() != gaps ||
         next_newline_.size() != gaps)

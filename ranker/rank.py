@@ -288,8 +288,12 @@ def _file_ranker(scorer: Scorer, scheme: Scheme, gaps: tuple, ids: array | None,
     # trailing whitespace, whitespace on blank lines, mixed indentation and line endings: the scheme leaves
     # them out of its symbols, and they are scored by their rates in the file (and the folder) around a
     # typical project's (ranker/habits.py); without adaptation, by the typical project's alone
-    habits = (habit_model(style.habits, True) if adapt and style.habits is not None else _typical_habits(adapt)) \
-        if scheme.units else None
+    if not scheme.units:
+        habits = None
+    elif adapt and style.habits is not None:
+        habits = habit_model(style.habits, True)
+    else:
+        habits = _typical_habits(adapt)
     return FileRanker(scorer.plans.table, n, *gaps, cache, habits, alpha, top, least)
 
 

@@ -37,7 +37,6 @@ def ordered_map(fn: Callable[[T], R], items: Iterable[T], workers: int, parent: 
     and its share's results are not sent through a pipe."""
     items = list(items)
     workers = max(1, min(workers, len(items)))
-    own = workers if parent else 0   # the parent's share (as worker 0), or none
     conns: dict[int, Connection] = {}
     pids: dict[int, int] = {}
     expected = [len(items[w::workers]) for w in range(workers)]
@@ -46,9 +45,9 @@ def ordered_map(fn: Callable[[T], R], items: Iterable[T], workers: int, parent: 
     # collection in a worker does not write to (and copy) every page of it
     gc.freeze()
     try:
-        for w in range(1 if own else 0, workers):
+        for w in range(1 if parent else 0, workers):   # with `parent`, this process is worker 0
             recv, send = Pipe(duplex=False)
-            if own:   # room for a worker's results while the parent maps one of its own (Linux: up to 1 MB)
+            if parent:   # room for a worker's results while the parent maps one of its own (Linux: up to 1 MB)
                 with contextlib.suppress(OSError, AttributeError):
                     fcntl.fcntl(send.fileno(), fcntl.F_SETPIPE_SZ, 1 << 20)
             pid = os.fork()
@@ -58,10 +57,10 @@ def ordered_map(fn: Callable[[T], R], items: Iterable[T], workers: int, parent: 
             conns[w] = recv
             pids[w] = pid
         ready: list[deque] = [deque() for _ in range(workers)]
-        mine = iter(items[0::workers] if own else ())   # the parent's items not mapped yet
-        left = expected[0] if own else 0
-        # one poll object for the whole run (multiprocessing's wait() makes a selector for every call, which
-        # was most of the parent's CPU)
+        mine = iter(items[0::workers] if parent else ())   # the parent's items not mapped yet
+        left = expected[0] if parent else 0
+        # one poll object for the whole run (multiprocessing's wait() makes a selector for every call: about
+        # half of the parent's CPU)
         poller = select.poll()
         index = {}
         for w, conn in conns.items():
@@ -70,7 +69,7 @@ def ordered_map(fn: Callable[[T], R], items: Iterable[T], workers: int, parent: 
                 index[conn.fileno()] = w
         for i in range(len(items)):
             w = i % workers
-            if own and w == 0 and not ready[0]:
+            if parent and w == 0 and not ready[0]:
                 ready[0].append(fn(next(mine)))
                 left -= 1
                 received[0] += 1
