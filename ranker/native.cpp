@@ -37,6 +37,7 @@ constexpr int kHabits = 4;   // ranker/habits.py: what trails, mixed indentation
 constexpr int kEnding = 3;   // the line endings: counted only where the rates have seen a CR (habits.ENDING)
 constexpr int kMaxValues = 4;
 constexpr int kSymbolBits = 21;         // ranker/cache.py: a (context, symbol) key is context << 21 | symbol
+constexpr int64_t kSymbolMask = (int64_t{1} << kSymbolBits) - 1;
 constexpr int64_t kBos = 0, kEos = 1, kPad = 2;   // ranker/symbols.py's ids of <s>, </s> and '|'
 constexpr int FIRST = 0, LAST = 1;      // ranker/repairs.py: where a repair points (else NEXT)
 // Rounding aside, a bound is at least the gain it bounds; a repair is skipped only when its bound falls
@@ -236,6 +237,13 @@ class StyleCache {
     }
     narrow_ = contexts;
     own_ = Level{Counts(std::move(pairs)), Counts(std::move(contexts))};
+    // each gap's narrow context looked up once (Evidence is asked for every repair of the gap)
+    narrow_total_.resize(gaps);
+    narrow_pairs_.resize(gaps);
+    for (size_t i = 0; i < gaps; ++i) {
+      narrow_total_[i] = own_.contexts.get(narrow_[i]);
+      narrow_pairs_[i] = own_.pairs.span(narrow_[i] << kSymbolBits, narrow_[i] << kSymbolBits | kSymbolMask);
+    }
     if (!folder) return;
     if (!hashes) throw std::invalid_argument("StyleCache: the folder's counts need the symbols' hashes");
     hashes_ = std::make_shared<View<int64_t>>(*hashes, "hashes");
@@ -297,9 +305,15 @@ class StyleCache {
         level(total > 0 ? w.pairs.get(w.contexts[gap] | part) : 0, total);   // only contexts the folder has
       }
     }
-    const int64_t ctx = narrow_[gap];
-    level(own_.pairs.get(ctx << kSymbolBits | symbol) - static_cast<int64_t>(gap_ids_[gap] == symbol),
-          own_.contexts.get(ctx) - 1);
+    // the gap's pairs are a few rows (the symbols seen between the same two tokens)
+    const int64_t key = narrow_[gap] << kSymbolBits | symbol;
+    int64_t count = 0;
+    for (size_t r = narrow_pairs_[gap].first; r < narrow_pairs_[gap].second; ++r)
+      if (own_.pairs.key(r) == key) {
+        count = own_.pairs.count(r);
+        break;
+      }
+    level(count - static_cast<int64_t>(gap_ids_[gap] == symbol), narrow_total_[gap] - 1);
   }
 
   // log10 of the n-gram probability `lm` (log10) of symbol id `symbol` at gap `gap`, adapted to the style.
@@ -356,6 +370,8 @@ class StyleCache {
   }
 
   std::vector<int64_t> gap_ids_, narrow_;   // per gap
+  std::vector<int64_t> narrow_total_;       // per gap: how often its narrow context occurs in the file
+  std::vector<std::pair<size_t, size_t>> narrow_pairs_;   // per gap: own_.pairs' rows of its narrow context
   Level own_;
   std::vector<WideLevel> wide_;
   std::shared_ptr<View<int64_t>> hashes_;
