@@ -51,7 +51,7 @@ def json_objects(text: str, source: str, what: str) -> list[dict]:
     return items
 
 
-def read_source(path: Path, max_bytes: int | None = None) -> str:
+def read_source(path: str | Path, max_bytes: int | None = None) -> str:
     """A source file's text (see `decode`); a regular file larger than `max_bytes` is an input error found
     before reading it, and a device or a pipe named as a file (`/dev/zero`, `<(git show ...)`) is read only
     that far (`/dev/zero` has no end)."""
@@ -61,9 +61,14 @@ def read_source(path: Path, max_bytes: int | None = None) -> str:
                 data = f.read()
             else:
                 info = os.fstat(f.fileno())
-                if stat.S_ISREG(info.st_mode) and info.st_size > max_bytes:
+                regular = stat.S_ISREG(info.st_mode)
+                if regular and info.st_size > max_bytes:
                     raise InputError(unfit_source(path, info, max_bytes))
-                data = f.read(max_bytes + 1)
+                # a regular file is read as large as it is (a buffer of max_bytes, allocated and given back
+                # for every file, cost three times the read), and further only if it grew meanwhile
+                data = f.read(info.st_size + 1 if regular else max_bytes + 1)
+                if regular and len(data) > info.st_size:
+                    data += f.read(max_bytes + 1 - len(data))
                 if len(data) > max_bytes:
                     raise InputError(f"{path}: {too_large(None, max_bytes)}; skipped")
     except OSError as e:
@@ -111,5 +116,5 @@ def task_number(path: str | Path) -> int | None:
 def sort_key(path: str | Path):
     """The one order of task and source files: by folder, then task number (other names first), then name."""
     p = Path(path)
-    number = task_number(p)
-    return str(p.parent), -1 if number is None else number, p.name
+    stem = p.stem   # task_number's, without a second Path (bin/rank sorts every file twice before it starts)
+    return str(p.parent), int(stem) if stem.isdecimal() else -1, p.name

@@ -25,7 +25,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -142,6 +141,29 @@ class Slots {
   }
   std::vector<int64_t> slots_;   // index into hashes_ (and the caller's entries), or -1
   std::vector<uint64_t> hashes_;
+};
+
+// A list that never moves what it holds (references handed out stay valid as it grows), in blocks of many
+// entries: std::deque's blocks of 512 bytes held two of the rescoring's Firsts each, a malloc every second one.
+template <class T>
+class Blocks {
+ public:
+  T &emplace_back() {
+    if (size_ == blocks_.size() * kBlock) blocks_.emplace_back(new T[kBlock]);
+    T &out = blocks_.back()[size_ % kBlock];
+    out = T{};
+    ++size_;
+    return out;
+  }
+  void push_back(const T &item) { emplace_back() = item; }
+  T &back() { return (*this)[size_ - 1]; }
+  T &operator[](size_t i) { return blocks_[i / kBlock][i % kBlock]; }
+  const T &operator[](size_t i) const { return blocks_[i / kBlock][i % kBlock]; }
+
+ private:
+  static constexpr size_t kBlock = 256;
+  std::vector<std::unique_ptr<T[]>> blocks_;
+  size_t size_ = 0;
 };
 
 class Rescorer;
@@ -483,8 +505,24 @@ class Rescorer {
     {
       py::gil_scoped_release unlocked;
       const Scored &s = *scored_;
+      size_t run = 0;   // the first of the repairs (one after another) that change symbol k
       for (size_t r = 0; r < count; ++r) {
         const int64_t k = k1_[r], kk = k2_[r];
+        if (r == 0 || k != k1_[r - 1]) run = r;
+        // a gap's repairs that blame different offsets often make the same change (the same symbols): bounded once
+        size_t same = r;
+        for (size_t q = run; q < r; ++q)
+          if (k2_[q] == kk && std::equal(&w1_[q * m], &w1_[q * m] + m, &w1_[r * m]) &&
+              (kk < 0 || std::equal(&w2_[q * m], &w2_[q * m] + m, &w2_[r * m]))) {
+            same = q;
+            break;
+          }
+        if (same < r) {
+          first_at_[r] = first_at_[same];
+          first[r] = first[same];
+          bound[r] = bound[same];
+          continue;
+        }
         const First *one = FindFirst(k, &w1_[r * m], true);
         first_at_[r] = one;
         first[r] = one->score;
@@ -723,8 +761,8 @@ class Rescorer {
   std::vector<int64_t> k1_, k2_;
   std::vector<WordIndex> w1_, w2_;
   Slots segment_slots_, first_slots_;
-  std::deque<Segment> segments_;   // a deque: references handed out stay valid as it grows
-  std::deque<First> firsts_;       // a deque: pointers handed out stay valid as it grows
+  Blocks<Segment> segments_;   // references handed out stay valid as it grows
+  Blocks<First> firsts_;       // pointers handed out stay valid as it grows
   std::vector<const First *> first_at_;   // per repair: its changed symbol's First (bounds() finds them)
   int64_t window_k_ = -1, window_lo_ = 0;   // FindFirst's last change's symbol, its context's start and hash
   uint64_t window_hash_ = 0;

@@ -13,6 +13,7 @@
 #include <cctype>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -206,16 +207,27 @@ class Leaves {
                     const std::vector<std::tuple<std::string, std::string, std::string>> &prefixed,
                     const std::vector<std::string> &reserved, const std::vector<std::string> &operators,
                     const std::string &line_comment) {
+    // tables by kind (a TSSymbol), of small items: every forked worker makes them again (as pages of its own)
     fixed_.assign(1 << 16, -1);
-    prefixed_.assign(1 << 16, {});
+    prefixed_at_.assign(1 << 16, 0);
+    prefixed_.clear();
     line_comment_.assign(1 << 16, false);
-    for (uint32_t s = 0; s < 1 << 16; ++s) {
+    // the kinds that have names: the language's symbols, and tree-sitter's two error symbols at the top
+    std::vector<uint32_t> kinds(ts_language_symbol_count(language_));
+    std::iota(kinds.begin(), kinds.end(), 0);
+    kinds.push_back((1 << 16) - 2);
+    kinds.push_back((1 << 16) - 1);
+    for (uint32_t s : kinds) {
       const char *name = ts_language_symbol_name(language_, static_cast<TSSymbol>(s));
       if (!name) continue;
       auto f = fixed.find(name);
       if (f != fixed.end()) fixed_[s] = symbols_.id(f->second);
       for (const auto &[kind, prefix, symbol] : prefixed)
-        if (kind == name) prefixed_[s] = {prefix, symbols_.id(symbol)};
+        if (kind == name) {
+          if (prefixed_.size() == 255) throw std::invalid_argument("units_scheme: too many prefixed kinds");
+          prefixed_.emplace_back(prefix, symbols_.id(symbol));
+          prefixed_at_[s] = static_cast<uint8_t>(prefixed_.size());
+        }
       line_comment_[s] = line_comment == name;
     }
     reserved_.assign(reserved.begin(), reserved.end());
@@ -469,7 +481,8 @@ class Leaves {
   // parsing.schemes._kind_symbol's id, or -1 when its text is not ASCII (Python tells then).
   int64_t TokenSymbol(uint32_t kind, std::string_view text) {
     if (fixed_[kind] >= 0) {
-      const auto &[prefix, symbol] = prefixed_[kind];
+      if (!prefixed_at_[kind]) return fixed_[kind];
+      const auto &[prefix, symbol] = prefixed_[prefixed_at_[kind] - 1];
       return !prefix.empty() && text.substr(0, prefix.size()) == prefix ? symbol : fixed_[kind];
     }
     bool space = false;
@@ -579,6 +592,7 @@ class Leaves {
   // the kind-units walk: token symbols by kind, the reserved texts, operator heads -> tails, and what it
   // interned (symbols, whitespace texts, gap symbols by (gap, indentation, unit), plan keys)
   std::vector<int64_t> fixed_;
+  std::vector<uint8_t> prefixed_at_;   // per kind: 1 + its index in prefixed_, or 0
   std::vector<std::pair<std::string, int64_t>> prefixed_;
   std::vector<bool> line_comment_;
   std::vector<std::string> reserved_;

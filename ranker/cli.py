@@ -135,7 +135,7 @@ def _rank_one(path: str):
     """(the output line of `path`, or None when it was skipped; a warning about it, or None)."""
     cfg: RankConfig = _worker["cfg"]
     try:
-        text = read_source(Path(path), cfg.max_bytes)
+        text = read_source(path, cfg.max_bytes)   # as a str: no Path made per file
     except InputError as e:
         return None, str(e)
     learned: Learned = _worker["learned"]
@@ -211,7 +211,7 @@ def main(argv=None) -> int:
         else:
             from unnatural.parallel import ordered_map
             # forked after loading: the workers share the model's pages
-            results = ordered_map(_rank_one, files, args.workers)
+            results = ordered_map(_rank_one, files, args.workers, parent=True)
     try:
         for line, note in results:
             if note:

@@ -37,6 +37,7 @@ constexpr int kHabits = 4;   // ranker/habits.py: what trails, mixed indentation
 constexpr int kEnding = 3;   // the line endings: counted only where the rates have seen a CR (habits.ENDING)
 constexpr int kMaxValues = 4;
 constexpr int kSymbolBits = 21;         // ranker/cache.py: a (context, symbol) key is context << 21 | symbol
+constexpr int64_t kSymbolMask = (int64_t{1} << kSymbolBits) - 1;
 constexpr int64_t kBos = 0, kEos = 1, kPad = 2;   // ranker/symbols.py's ids of <s>, </s> and '|'
 constexpr int FIRST = 0, LAST = 1;      // ranker/repairs.py: where a repair points (else NEXT)
 // Rounding aside, a bound is at least the gain it bounds; a repair is skipped only when its bound falls
@@ -236,6 +237,13 @@ class StyleCache {
     }
     narrow_ = contexts;
     own_ = Level{Counts(std::move(pairs)), Counts(std::move(contexts))};
+    // each gap's narrow context looked up once (Evidence is asked for every repair of the gap)
+    narrow_total_.resize(gaps);
+    narrow_pairs_.resize(gaps);
+    for (size_t i = 0; i < gaps; ++i) {
+      narrow_total_[i] = own_.contexts.get(narrow_[i]);
+      narrow_pairs_[i] = own_.pairs.span(narrow_[i] << kSymbolBits, narrow_[i] << kSymbolBits | kSymbolMask);
+    }
     if (!folder) return;
     if (!hashes) throw std::invalid_argument("StyleCache: the folder's counts need the symbols' hashes");
     hashes_ = std::make_shared<View<int64_t>>(*hashes, "hashes");
@@ -297,9 +305,15 @@ class StyleCache {
         level(total > 0 ? w.pairs.get(w.contexts[gap] | part) : 0, total);   // only contexts the folder has
       }
     }
-    const int64_t ctx = narrow_[gap];
-    level(own_.pairs.get(ctx << kSymbolBits | symbol) - static_cast<int64_t>(gap_ids_[gap] == symbol),
-          own_.contexts.get(ctx) - 1);
+    // the gap's pairs are a few rows (the symbols seen between the same two tokens)
+    const int64_t key = narrow_[gap] << kSymbolBits | symbol;
+    int64_t count = 0;
+    for (size_t r = narrow_pairs_[gap].first; r < narrow_pairs_[gap].second; ++r)
+      if (own_.pairs.key(r) == key) {
+        count = own_.pairs.count(r);
+        break;
+      }
+    level(count - static_cast<int64_t>(gap_ids_[gap] == symbol), narrow_total_[gap] - 1);
   }
 
   // log10 of the n-gram probability `lm` (log10) of symbol id `symbol` at gap `gap`, adapted to the style.
@@ -356,6 +370,8 @@ class StyleCache {
   }
 
   std::vector<int64_t> gap_ids_, narrow_;   // per gap
+  std::vector<int64_t> narrow_total_;       // per gap: how often its narrow context occurs in the file
+  std::vector<std::pair<size_t, size_t>> narrow_pairs_;   // per gap: own_.pairs' rows of its narrow context
   Level own_;
   std::vector<WideLevel> wide_;
   std::shared_ptr<View<int64_t>> hashes_;
@@ -470,7 +486,8 @@ class FileRanker {
  public:
   // length: characters in the file; per gap: plan, span [lo, hi), joinable (emptying it keeps its two tokens
   // apart), after_comment (a line comment ends before it), next_newline (the next newline gap measured
-  // against it, or -1), its observed symbol's log10 score; cache (or None: not adapted), habits (or None);
+  // against it, or -1), its observed symbol's log10 score; cache (or None: not adapted), habits (or None; the
+  // ranker observes the file's gaps in a copy of its own, so that one Habits serves every file);
   // top (the K best offsets, None: all), least (only offsets whose gain reaches it, None: all).
   FileRanker(std::shared_ptr<PlanTable> table, int64_t length, const py::buffer &plan, const py::buffer &lo,
              const py::buffer &hi, const py::buffer &joinable, const py::buffer &after_comment,
@@ -480,7 +497,8 @@ class FileRanker {
         hi_(copy_of<int64_t>(hi, "hi")), joinable_(copy_of<uint8_t>(joinable, "joinable")),
         after_comment_(copy_of<uint8_t>(after_comment, "after_comment")),
         next_newline_(copy_of<int64_t>(next_newline, "next_newline")), cache_(std::move(cache)),
-        habits_(std::move(habits)), alpha_(alpha), top_(top.value_or(0)), least_(least.value_or(kNone)) {
+        habits_(habits ? std::make_shared<Habits>(*habits) : nullptr), alpha_(alpha), top_(top.value_or(0)),
+        least_(least.value_or(kNone)) {
     const size_t gaps = plan_.size();
     if (lo_.size() != gaps || hi_.size() != gaps || joinable_.size() != gaps || after_comment_.size() != gaps ||
         next_newline_.size() != gaps)
@@ -583,8 +601,13 @@ class FileRanker {
     offset_of_.resize(n);
     for (int64_t o = 0; o < span; ++o) {
       if (first_of[o] == first_of[o + 1]) continue;
-      std::stable_sort(by_offset_.begin() + first_of[o], by_offset_.begin() + first_of[o + 1],
-                       [&](int64_t a, int64_t b) { return bound_[a] > bound_[b]; });
+      // a stable insertion sort: an offset has a few repairs (std::stable_sort allocated a buffer for each)
+      for (int64_t i = first_of[o] + 1; i < first_of[o + 1]; ++i) {
+        const int64_t r = by_offset_[i];
+        int64_t j = i;
+        for (; j > first_of[o] && bound_[r] > bound_[by_offset_[j - 1]]; --j) by_offset_[j] = by_offset_[j - 1];
+        by_offset_[j] = r;
+      }
       for (int64_t i = first_of[o]; i < first_of[o + 1]; ++i) offset_of_[by_offset_[i]] = offsets_.size();
       offsets_.push_back(Offset{first_of[o], first_of[o + 1], kNone, -1});
     }

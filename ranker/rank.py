@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from array import array
 from dataclasses import dataclass
+from functools import cache
 from typing import Callable
 
 from parsing.java import BOM, same_tokens, tokenize
@@ -291,8 +292,20 @@ def _file_ranker(scorer: Scorer, scheme: Scheme, gaps: tuple, ids: array | None,
     # trailing whitespace, whitespace on blank lines, mixed indentation and line endings: the scheme leaves
     # them out of its symbols, and they are scored by their rates in the file (and the folder) around a
     # typical project's (ranker/habits.py); without adaptation, by the typical project's alone
-    habits = habit_model(style.habits if adapt else None, adapt) if scheme.units else None
+    if not scheme.units:
+        habits = None
+    elif adapt and style.habits is not None:
+        habits = habit_model(style.habits, True)
+    else:
+        habits = _typical_habits(adapt)
     return FileRanker(scorer.plans.table, n, *gaps, cache, habits, alpha, top, least)
+
+
+@cache
+def _typical_habits(own: bool):
+    """The habits scored by a typical project's rates alone, and the file's own with `own` (the same for every
+    file: FileRanker observes the file's gaps in a copy)."""
+    return habit_model(None, own)
 
 
 def _style_cache(ids: array, style: Style) -> StyleCache:

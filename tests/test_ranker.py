@@ -271,16 +271,41 @@ def _square_or_fail(x):
     return x * x
 
 
+def _square_slowly_unless_mine(x):
+    import time
+    if x % 3:   # the forked workers' items (3 workers): the parent maps its own ahead while it waits for them
+        time.sleep(0.002)
+    return x * x
+
+
+@pytest.mark.parametrize("parent", [False, True])
 @pytest.mark.parametrize("workers, n", [(1, 5), (2, 7), (3, 20), (8, 3)])
-def test_ordered_map_keeps_input_order(workers, n):
+def test_ordered_map_keeps_input_order(workers, n, parent):
     from unnatural.parallel import ordered_map
-    assert list(ordered_map(_square_or_fail, range(n), workers)) == [x * x for x in range(n)]
+    assert list(ordered_map(_square_or_fail, range(n), workers, parent=parent)) == [x * x for x in range(n)]
 
 
-def test_ordered_map_reports_a_worker_failure():
+def test_ordered_map_keeps_input_order_while_the_parent_maps_ahead():
+    from unnatural.parallel import ordered_map
+    assert list(ordered_map(_square_slowly_unless_mine, range(40), 3, parent=True)) == [x * x for x in range(40)]
+
+
+@pytest.mark.parametrize("parent", [False, True])
+def test_ordered_map_reports_a_worker_failure(parent):
     from unnatural.parallel import WorkerError, ordered_map
     with pytest.raises(WorkerError, match="negative"):
-        list(ordered_map(_square_or_fail, [1, 2, 3, -4, 5, 6], 2))
+        list(ordered_map(_square_or_fail, [1, 2, 3, -4, 5, 6], 2, parent=parent))
+
+
+def test_ordered_map_raises_the_parents_own_failure_and_reaps_the_workers():
+    import os
+    from unnatural.parallel import ordered_map
+    with pytest.raises(ValueError, match="negative"):
+        list(ordered_map(_square_or_fail, [1, 2, -3, 4, 5, 6], 2, parent=True))   # item 2 is the parent's
+    try:
+        assert os.waitpid(-1, os.WNOHANG) == (0, 0)   # no finished child left unreaped (a zombie)
+    except ChildProcessError:   # no child at all
+        pass
 
 
 @pytest.mark.slow

@@ -5,16 +5,20 @@ what they share: the model's pages, the corpus files read once. multiprocessing.
 cost the parent CPU the workers needed (measured on this 2-core machine with 4 ms tasks: 1.76 s of parent
 CPU per 1000 tasks at chunksize 1, 0.74 s at 4), so this is plain fork with one pipe per worker: worker w
 takes items w, w + N, w + 2N, ... and the parent reads whichever pipe is ready, keeping results until
-their turn.
+their turn. With `parent` (bin/rank), the parent is worker 0 itself: N processes on N cores, not N + 1.
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import fcntl
+import gc
 import os
+import select
 import signal
 import traceback
 from collections import deque
-from multiprocessing.connection import Connection, Pipe, wait
+from multiprocessing.connection import Connection, Pipe
 from typing import Callable, Iterable, Iterator, TypeVar
 
 from unnatural import cli
@@ -27,49 +31,78 @@ class WorkerError(RuntimeError):
     pass
 
 
-def ordered_map(fn: Callable[[T], R], items: Iterable[T], workers: int) -> Iterator[R]:
+def ordered_map(fn: Callable[[T], R], items: Iterable[T], workers: int, parent: bool = False) -> Iterator[R]:
+    """`fn` of every item, in input order, computed by `workers` processes; with `parent`, this process is one
+    of them (it maps its share, items 0, N, 2N, ..., between reading the others' results): one fork fewer,
+    and its share's results are not sent through a pipe."""
     items = list(items)
     workers = max(1, min(workers, len(items)))
-    conns: list[Connection] = []
-    pids: list[int] = []
+    conns: dict[int, Connection] = {}
+    pids: dict[int, int] = {}
     expected = [len(items[w::workers]) for w in range(workers)]
     received = [0] * workers
+    # what exists now is the workers' inheritance: frozen, the garbage collector leaves it alone, so that a
+    # collection in a worker does not write to (and copy) every page of it
+    gc.freeze()
     try:
-        for w in range(workers):
+        for w in range(1 if parent else 0, workers):   # with `parent`, this process is worker 0
             recv, send = Pipe(duplex=False)
+            if parent:   # room for a worker's results while the parent maps one of its own (Linux: up to 1 MB)
+                with contextlib.suppress(OSError, AttributeError):
+                    fcntl.fcntl(send.fileno(), fcntl.F_SETPIPE_SZ, 1 << 20)
             pid = os.fork()
             if pid == 0:   # the worker: never returns
                 _work(fn, items[w::workers], recv, send)
             send.close()
-            conns.append(recv)
-            pids.append(pid)
+            conns[w] = recv
+            pids[w] = pid
         ready: list[deque] = [deque() for _ in range(workers)]
-        index = {id(c): w for w, c in enumerate(conns)}
+        mine = iter(items[0::workers] if parent else ())   # the parent's items not mapped yet
+        left = expected[0] if parent else 0
+        # one poll object for the whole run (multiprocessing's wait() makes a selector for every call: about
+        # half of the parent's CPU)
+        poller = select.poll()
+        index = {}
+        for w, conn in conns.items():
+            if expected[w]:
+                poller.register(conn.fileno(), select.POLLIN)
+                index[conn.fileno()] = w
         for i in range(len(items)):
             w = i % workers
+            if parent and w == 0 and not ready[0]:
+                ready[0].append(fn(next(mine)))
+                left -= 1
+                received[0] += 1
             while not ready[w]:
-                waiting = [c for v, c in enumerate(conns) if received[v] < expected[v]]
-                for conn in wait(waiting):
-                    v = index[id(conn)]
+                events = poller.poll(0 if left else None)
+                if not events:   # nothing ready: the parent maps one of its own meanwhile
+                    ready[0].append(fn(next(mine)))
+                    left -= 1
+                    received[0] += 1
+                for fd, _ in events:
+                    v = index[fd]
                     try:
-                        ok, value = conn.recv()
+                        ok, value = conns[v].recv()
                     except EOFError:
                         raise WorkerError(f"worker {v} stopped without a result") from None
                     if not ok:
                         raise WorkerError(f"worker {v} failed: {value}")
                     ready[v].append(value)
                     received[v] += 1
+                    if received[v] == expected[v]:
+                        poller.unregister(fd)
             yield ready[w].popleft()
     finally:
         # stopped early (an error, Ctrl-C, or the caller stopped reading): stop the workers, then reap them;
         # a Ctrl-C meanwhile waits (cut short, the reaping left dead workers to init: zombies after the exit)
         with cli.deferred_interrupts():
-            for conn in conns:
+            gc.unfreeze()
+            for conn in conns.values():
                 conn.close()
-            for w, pid in enumerate(pids):
+            for w, pid in pids.items():
                 if received[w] < expected[w]:
                     os.kill(pid, signal.SIGTERM)
-            for pid in pids:
+            for pid in pids.values():
                 os.waitpid(pid, 0)
 
 
