@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import argparse
 import functools
-import os
 import math
+import os
 import sys
 import time
 from dataclasses import dataclass, replace

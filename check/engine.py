@@ -138,8 +138,8 @@ def check_text(scorer: Scorer, scheme: Scheme, text: str, path: str, cfg: CheckC
     while len(out) < cfg.max_findings:
         # only the candidates that can be reported are ranked (exactly as in a full ranking): below the
         # floor the ranker stops rescoring
-        def file_cfg(gaps: int, earlier: int = len(out)) -> CheckConfig:
-            return cfg.for_file(calibration, Evidence(earlier=earlier, gaps=gaps))
+        def file_cfg(gaps: int) -> CheckConfig:   # the least scores of this file, as long as it is, so far
+            return cfg.for_file(calibration, Evidence(earlier=len(out), gaps=gaps))
         ranked = rank_text(scorer, scheme, current, path, cfg.adapt, style, least=lambda gaps: file_cfg(gaps).floor)
         if edits.gap_starts is None:   # the original's ranking: its gaps are the original's
             edits.gap_texts, edits.gap_starts = ranked.gap_texts, ranked.gap_starts

@@ -160,10 +160,10 @@ def rank_text(scorer: Scorer, scheme: Scheme, text: str, path: str = "", adapt: 
     """Score every plausible repair; each offset keeps its best repair (ties: the first planned); the
     offsets best first (ties: lower offset). With `top`, only the K best offsets are sure to be there
     (exactly as in the full ranking), with `least` only those whose gain reaches it: the other repairs are
-    not rescored in full, and the RankedFile is not `complete` (`least` may be a function of the file's number
-    of gaps, asked once it is tokenized: bin/check's least scores depend on a file's length). The repairs are scored `chunk_rows` at a
-    time (whole gaps): the offsets a gap blames are its own, so each chunk picks its offsets' best repairs
-    on its own."""
+    not rescored in full, and the RankedFile is not `complete` (`least` may be a function of the file's
+    number of gaps, asked once it is tokenized: bin/check's least scores depend on a file's length). The
+    repairs are scored `chunk_rows` at a time (whole gaps): the offsets a gap blames are its own, so each
+    chunk picks its offsets' best repairs on its own."""
     if text.startswith(BOM):   # ranked without it (nothing to repair there), offsets counting it
         return rank_text(scorer, scheme, text[1:], path, adapt, style, alpha, chunk_rows, top, least).after_bom()
     n = len(text)
