@@ -4,7 +4,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 from unnatural import ROOT
@@ -53,6 +52,7 @@ def lmplz(corpus: Path, arpa: Path, order: int, tmpdir: Path, memory: str = DEFA
     Kneser-Ney's discounts. Returns the argument list that succeeded (for the signature)."""
     base = [tool("lmplz"), "-o", str(order), "-S", memory, "-T", str(tmpdir), "--text", str(corpus),
             "--arpa", str(arpa)]
+    import subprocess   # (in each function, not at the top: bin/rank imports this module for KenlmError)
     for extra in ([], ["--discount_fallback"]):
         args = base + extra
         proc = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -73,6 +73,7 @@ class LmplzPipe:
     what `lmplz` would retry with."""
 
     def __init__(self, arpa: Path, order: int, tmpdir: Path, memory: str = DEFAULT_MEMORY):
+        import subprocess
         self.order, self.memory = order, memory
         self._log = open(Path(tmpdir) / f"{Path(arpa).name}.lmplz.log", "w+")
         self._proc = subprocess.Popen(
@@ -116,6 +117,7 @@ class LmplzPipe:
 
 
 def build_binary(arpa: Path, binary: Path) -> None:
+    import subprocess
     proc = subprocess.run([tool("build_binary"), "-s", "probing", str(arpa), str(binary)],
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if proc.returncode != 0:

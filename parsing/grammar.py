@@ -2,7 +2,6 @@
 lists the leaves with some kinds taken whole. One per language (parsing.java, parsing.python)."""
 from __future__ import annotations
 
-import ctypes
 from functools import cache, cached_property
 from typing import Callable
 
@@ -55,6 +54,7 @@ TRIM_BYTES = 1 << 20
 
 @cache
 def _malloc_trim():
+    import ctypes   # here: only a large file or a folder's counts need it, not bin/rank's start-up
     try:
         return ctypes.CDLL(None).malloc_trim   # glibc
     except (OSError, AttributeError):

@@ -26,12 +26,10 @@ import functools
 import math
 import os
 import re
-import shutil
 import signal
 import stat
 import sys
-import tempfile
-import threading
+import time
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -100,11 +98,14 @@ def _on_interrupt(signum, frame):
     if _in_finalizer(frame):
         # raised in a __del__ (the garbage collector can run one anywhere, a progress bar's say), the interrupt
         # would be printed as "Exception ignored in ..." and dropped: deliver it again once the finalizer is done
-        retry = threading.Timer(0.01, _thread.interrupt_main)
-        retry.daemon = True
-        retry.start()
+        _thread.start_new_thread(_interrupt_soon, ())   # (not threading: bin/rank's start-up does not import it)
         return
     raise KeyboardInterrupt
+
+
+def _interrupt_soon() -> None:
+    time.sleep(0.01)
+    _thread.interrupt_main()
 
 
 def _in_finalizer(frame, depth: int = 30) -> bool:
@@ -131,6 +132,7 @@ def was_interrupted() -> bool:
 def deferred_interrupts() -> Iterator[None]:
     """Ctrl-C during the block takes effect when it ends: for what must not stop half-way (renaming a model
     and its signature into place, removing a temporary folder). The main thread only (signals go there)."""
+    import threading   # (here and below: bin/rank's start-up imports none of these)
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -149,6 +151,8 @@ def deferred_interrupts() -> Iterator[None]:
 @contextlib.contextmanager
 def temporary_folder(prefix: str, dir: str | Path | None = None) -> Iterator[Path]:
     """A temporary folder, removed when the block ends, however it ends (Ctrl-C included)."""
+    import shutil
+    import tempfile
     path = Path(tempfile.mkdtemp(prefix=prefix, dir=dir))
     try:
         yield path
@@ -354,6 +358,7 @@ def atomic_output(path: str | Path, mode: str = "w", like: os.stat_result | None
     block ends without an exception (Ctrl-C included): a reader never sees a half-written file, and a failure
     leaves the old one in place. `like`: the status of the file replaced, whose mode and owner (when this
     process may set it) the new one keeps."""
+    import tempfile
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
     try:

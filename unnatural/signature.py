@@ -2,7 +2,6 @@
 format for every command; the tool versions are looked up here, once."""
 from __future__ import annotations
 
-import platform
 from typing import Iterable
 
 from . import __version__
@@ -10,6 +9,7 @@ from . import __version__
 
 def versions(*extra: str) -> dict[str, str]:
     """Versions of the project and of the tools its numbers depend on (plus the `extra` distributions)."""
+    import platform   # (both here, not at the top: bin/rank's start-up does not look versions up)
     from importlib import metadata   # here, not at the top: importing it is a sixth of bin/rank's start-up
 
     def v(dist):
