@@ -33,6 +33,7 @@ class RankCommand:
     argv: tuple[str, ...]       # prefix: append the bin/rank arguments
     env: dict | None            # None: inherit
     label: str                  # for signatures: worktree(<sha>[+dirty]) or commit(<sha>)
+    root: Path | None = None    # the checkout whose code it runs
 
     def args(self, *rest: str) -> list[str]:
         return [*self.argv, *rest]
@@ -58,7 +59,7 @@ def worktree() -> RankCommand:
         label = f"worktree({head}{'+dirty' if dirty else ''})"
     except (RankerError, OSError):
         label = "worktree(no-git)"
-    return RankCommand((str(ROOT / "bin" / "rank"),), None, label)
+    return RankCommand((str(ROOT / "bin" / "rank"),), None, label, ROOT)
 
 
 def compiled_modules(sha: str) -> list[Path]:
@@ -110,7 +111,18 @@ def snapshot(rev: str, cache: Path | None = None) -> RankCommand:
         shutil.rmtree(snap, ignore_errors=True)
         partial.rename(snap)
     env = {**os.environ, "PYTHONPATH": str(snap), "PYTHONSAFEPATH": "1"}
-    return RankCommand((python(), "-m", "ranker.cli"), env, f"commit({sha[:12]})")
+    return RankCommand((python(), "-m", "ranker.cli"), env, f"commit({sha[:12]})", snap)
+
+
+def compile_bytecode(cmd: RankCommand) -> None:
+    """Write the bytecode of the ranker's packages beside them, as its first run does: where
+    PYTHONDONTWRITEBYTECODE is set (this machine's agents and CI) no run writes it, and every start-up would
+    compile each module from source, 20-odd ms of bin/rank's 85 (docs/speed.md), which a user's second run
+    does not pay."""
+    if cmd.root is None:
+        return
+    packages = [str(cmd.root / p) for p in CODE_PATHS if (cmd.root / p / "__init__.py").exists()]
+    subprocess.run([python(), "-m", "compileall", "-q", *packages], stdout=subprocess.DEVNULL, check=False)
 
 
 def rank_command(rev: str | None) -> RankCommand:

@@ -2,7 +2,8 @@
 
 In one run, for CodRep 2019 validation and for synthetic task folders made by `bin/make-tasks` from JDK
 files of about 1, 4, 16 and 64 KB (cached under --output): end-to-end wall time of a `bin/rank` subprocess
-(interpreter start and model loading included) with 1 and 2 workers, files/s; the floor for the same files
+(interpreter start and model loading included; the ranker's Python bytecode written first, as a user's first
+run writes it: rankcmd.compile_bytecode) with 1 and 2 workers, files/s; the floor for the same files
 (`python -m bench.floor`: read, parse with tree-sitter-java and walk every leaf in C, as the ranker's tokenizer
 does; its loop time); the ratio
 end-to-end/floor; peak memory of the rank process tree (sum of VmRSS over the tree, polled from /proc,
@@ -30,7 +31,7 @@ from unnatural import ROOT, cli
 from unnatural.signature import signature, versions
 
 from . import report, startup
-from .rankcmd import RankCommand, RankerError, rank_command
+from .rankcmd import RankCommand, RankerError, compile_bytecode, rank_command
 
 DEFAULT_MODEL = ".models/default-kind-units-o6.bin"   # ranker.cli.DEFAULT_MODEL, without importing the ranker
 
@@ -327,6 +328,7 @@ def main(argv=None) -> int:
         if sizes and not args.jdk.is_file():
             raise UsageError(f"--jdk {args.jdk}: no such file")
         ranker = rank_command(args.ranker)
+        compile_bytecode(ranker)
         args.output.mkdir(parents=True, exist_ok=True)
         validation = args.validation.name
         sets = [(validation, args.validation)]
