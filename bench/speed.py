@@ -358,7 +358,8 @@ def main(argv=None) -> int:
                      + [f"| {t} | {m} | {s} |" for t, m, s in
                         targets(rows, validation) + startup.targets(one_file, build)])
     start = ", ".join(f"{w} workers {s:.2f} s" for w, s in fixed.items())
-    notes = (f"Start-up (bin/rank on no file, best of 3; subtracted for the net ms/1000 chars): {start}.\n"
+    notes = (f"Start-up (bin/rank on no file, best of 3; subtracted for the net ms/1000 chars): {start}; the "
+             "ranker's Python bytecode written before any run, as a user's first run writes it.\n"
              "Floor: `python -m bench.floor` loop time (read, tree-sitter parse and leaf walk in C, the ranker's "
              "own), one process. CPU s: user and system time of `bin/rank` and its workers, start-up included; "
              "CPU x floor CPU: over the floor loop's CPU time (on a loaded machine the wall-clock columns "

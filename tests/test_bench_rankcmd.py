@@ -28,6 +28,10 @@ def test_snapshot_of_head(tmp_path):
     stamp = (snap / ".complete").stat().st_mtime_ns
     rankcmd.snapshot("HEAD", cache=tmp_path)            # extracted once
     assert (snap / ".complete").stat().st_mtime_ns == stamp
+    assert cmd.root == snap and not (snap / "ranker" / "__pycache__").exists()
+    rankcmd.compile_bytecode(cmd)   # what bin/bench does first, whatever PYTHONDONTWRITEBYTECODE says
+    for package in ("ranker", "parsing", "lm", "formats", "unnatural"):
+        assert list((snap / package / "__pycache__").glob("__init__.*.pyc")), package
 
 
 @pytest.mark.parametrize("rev", ["no-such-branch", "0" * 40])
