@@ -270,7 +270,12 @@ def files_to_rank(path: Path) -> list[Path]:
     saying so (and why it is not a task folder, when it looks like one)."""
     if path.is_dir():
         problem = codrep2019.task_folder_problem(path)
-        files = codrep2019.task_files(path) if problem is None else list(walk_files(path))
+        if problem is None:   # one folder's files in task order, listed from its absolute path: sorted already
+            files = codrep2019.task_files(Path(normalize_path(path)))
+            if files:
+                return files
+        else:
+            files = list(walk_files(path))
         if not files:
             looks_like_tasks = problem is not None and codrep2019.task_files(path)
             raise InputError(f"{path}: no .java file" + (
