@@ -245,7 +245,7 @@ def _results(paths: list[str], job: dict, args):
         yield from map(_check_one, paths)
         return
     from unnatural.parallel import ordered_map
-    results = ordered_map(_check_one, paths, args.workers)
+    results = ordered_map(_check_one, paths, args.workers, parent=True)   # this process checks its share too
     try:
         yield from results
     finally:

@@ -50,7 +50,7 @@ def folder_style(paths: list[str], scheme: Scheme, strict: bool, workers: int = 
     learn_file = partial(_learn_file, scheme, strict, max_bytes)
     if workers > 1 and len(paths) > 1:
         from unnatural.parallel import ordered_map
-        learned = ordered_map(learn_file, paths, workers)
+        learned = ordered_map(learn_file, paths, workers, parent=True)   # this process reads its share too
     else:
         learned = map(learn_file, paths)
     folder = StyleCounts(shared=True)
