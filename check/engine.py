@@ -98,7 +98,10 @@ class _Context:
     walked only once one of its candidates may be reported)."""
 
     def __init__(self, scheme: Scheme, text: str, style: Style = Style()):
-        self.scheme, self.text = scheme, text[len(BOM):] if text.startswith(BOM) else text
+        # a BOM is walked without (as the learning pass walks it) but ranked as a token before the first, with
+        # an empty gap before it (RankedFile.after_bom): the ranking's gap g is the walk's g - 1
+        self.bom = int(text.startswith(BOM))
+        self.scheme, self.text = scheme, text[self.bom:]
         self.folder, self.parsed = style.folder, style.parsed
         self._walked = None
 
@@ -110,10 +113,16 @@ class _Context:
             self._walked = walk.symbols(), walk.gap_indents(), walk.unit, narrow_keys(walk.ids)
         return self._walked
 
+    def gaps(self, ranked_gaps: int) -> int:
+        """The file's gaps as the walk counts them, from the ranking's count."""
+        return ranked_gaps - self.bom
+
     def evidence(self, evidence: Evidence, gap: int, repaired: str) -> Evidence:
-        """`evidence` with the counts of gap `gap` (of the original text) and its repair to `repaired`."""
+        """`evidence` with the counts of the ranking's gap `gap` (of the original text) and its repair to
+        `repaired`."""
         from ranker.cache import narrow_key
         syms, indents, unit, keys = self._walk()
+        gap -= self.bom
         before = syms[2 * gap - 1] if gap > 0 else "|"
         after = syms[2 * gap + 1] if 2 * gap + 1 < len(syms) else "|"
         observed = narrow_key(before, syms[2 * gap], after)
@@ -143,7 +152,8 @@ def check_text(scorer: Scorer, scheme: Scheme, text: str, path: str, cfg: CheckC
         ranked = rank_text(scorer, scheme, current, path, cfg.adapt, style, least=lambda gaps: file_cfg(gaps).floor)
         if edits.gap_starts is None:   # the original's ranking: its gaps are the original's
             edits.gap_texts, edits.gap_starts = ranked.gap_texts, ranked.gap_starts
-        chosen = _best_repair(ranked, current, edits, context, file_cfg(len(ranked.gap_texts)), calibration, len(out))
+        chosen = _best_repair(ranked, current, edits, context, file_cfg(context.gaps(len(ranked.gap_texts))),
+                              calibration, len(out))
         if chosen is None:
             break
         f, rule, message, confidence, evidence = chosen

@@ -321,7 +321,7 @@ def test_the_context_counts_the_whitespace_between_the_same_kinds_of_tokens(tmp_
     from ranker.rank import Style
     style = _folder(tmp_path, [text, *others], scheme) if learn else Style()
     stream = tokenize(text.lstrip("\ufeff"))
-    gap = stream.gap_texts.index("  ")
+    gap = stream.gap_texts.index("  ") + text.startswith("\ufeff")   # the ranking's gap: a BOM is a token there
     got = _Context(get_scheme(scheme), text, style).evidence(Evidence(7.0, 1, 0), gap, " ")
     assert got == Evidence(7.0, 1, 0, gaps=len(stream.gap_texts), **expected)
 
@@ -340,16 +340,17 @@ def test_a_finding_says_whether_its_repair_undoes_one_slip(tiny_model, broken, o
     assert [(f.original, f.evidence.other_edit) for f in findings] == [(original, other)]
 
 
-def test_a_finding_carries_the_repositorys_counts(checker, tmp_path):
+@pytest.mark.parametrize("bom", ["", "\ufeff"])   # a BOM: a token of the ranking (after_bom), not of the walk
+def test_a_finding_carries_the_repositorys_counts(checker, tmp_path, bom):
     """End to end, on the tiny model: the finding `1 ;` is weighed against how the folder writes a number
     before ';' (one file with `2;`, one with `3 ;`)."""
     scorer, scheme = checker
     from ranker.rank import Style
     broken = CLEAN.replace("int x = 1;", "int x = 1 ;")
     others = [CLEAN.replace("int x = 1;", "int x = 2;"), CLEAN.replace("int x = 1;", "int x = 3 ;")]
-    folder = _folder(tmp_path, [broken, *others]).folder
-    findings = check_text(scorer, scheme, broken, "A.java", CheckConfig({POOLED: 0.5}, max_findings=1), _cal(),
-                          Style(folder))
+    folder = _folder(tmp_path, [bom + broken, *others]).folder
+    findings = check_text(scorer, scheme, bom + broken, "A.java", CheckConfig({POOLED: 0.5}, max_findings=1),
+                          _cal(), Style(folder))
     assert [f.original for f in findings] == [" "]
     e = findings[0].evidence
     assert (e.repo_observed, e.repo_repaired, e.file_observed) == (1, 1, 0)
