@@ -109,12 +109,15 @@ def user_path(path: str | Path, cwd: str | Path | None = None) -> str:
 
 def task_number(path: str | Path) -> int | None:
     """N of a task file `N.txt` (or any `N.<suffix>`), None for other names."""
-    stem = Path(path).stem
+    return _stem_number(Path(path).stem)
+
+
+def _stem_number(stem: str) -> int | None:
     return int(stem) if stem.isdecimal() else None
 
 
 def sort_key(path: str | Path):
     """The one order of task and source files: by folder, then task number (other names first), then name."""
     p = Path(path)
-    stem = p.stem   # task_number's, without a second Path (bin/rank sorts every file twice before it starts)
-    return str(p.parent), int(stem) if stem.isdecimal() else -1, p.name
+    number = _stem_number(p.stem)   # not task_number(p): no second Path (bin/rank sorts every file before it starts)
+    return str(p.parent), -1 if number is None else number, p.name
