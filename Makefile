@@ -16,7 +16,11 @@ help:
 
 EXT := $(shell python3 -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
 NATIVE := lm/_native$(EXT) ranker/_native$(EXT) parsing/_native$(EXT) automata/_native$(EXT)
-CXX_MODULE := g++ -O3 -DNDEBUG -std=c++17 -shared -fPIC -fvisibility=hidden
+# The compiled modules use this machine's instructions (they are built where they run), without fused
+# multiply-adds: a fused a * b + c rounds once, not twice, and the scores must be the same bits as the Python
+# reference's (tests/reference_ranker.py). docs/speed.md, "Build flags".
+CXX_FLAGS := -O3 -march=native -ffp-contract=off -DNDEBUG -std=c++17 -fPIC -fvisibility=hidden
+CXX_MODULE := g++ $(CXX_FLAGS) -shared
 
 setup: .tools/debs.stamp .venv/.installed $(LMPLZ) .venv/.kenlm $(NATIVE) corpora/jdk17-src.zip
 
@@ -52,17 +56,32 @@ $(LMPLZ): $(KENLM_SDIST) | .tools/debs.stamp
 	  > .tools/kenlm-python.log 2>&1 || { tail -20 .tools/kenlm-python.log; exit 1; }
 	@touch $@
 
-# The ranker's compiled loops: lm/native.cpp against KenLM's query code from the same build (the same
-# MAX_ORDER), ranker/native.cpp on its own.
-lm/_native$(EXT): lm/native.cpp unnatural/buffers.hh $(LMPLZ) | .venv/.installed
-	$(CXX_MODULE) -DKENLM_MAX_ORDER=$(MAX_ORDER) $$($(PY) -m pybind11 --includes) -I.tools/kenlm-src $< \
-	  .tools/kenlm-build/lib/libkenlm.a .tools/kenlm-build/lib/libkenlm_util.a -lz -lbz2 -llzma -lrt -o $@
+# The flags the modules were built with: a change of them rebuilds the modules.
+.tools/cxx-flags: FORCE
+	@mkdir -p .tools
+	@echo '$(CXX_FLAGS)' | cmp -s - $@ || echo '$(CXX_FLAGS)' > $@
+FORCE:
 
-ranker/_native$(EXT): ranker/native.cpp unnatural/buffers.hh | .venv/.installed
+# KenLM's query code, from the same source package as lmplz and for the same MAX_ORDER, compiled for link-time
+# optimization into lm/_native: its n-gram lookups are inlined into the rescoring's loops.
+KENLM_QUERY := bhiksha binary_format config lm_exception model quantize read_arpa search_hashed search_trie sizes \
+  trie trie_sort value_build virtual_interface vocab
+KENLM_QUERY_OBJECTS := $(KENLM_QUERY:%=.tools/kenlm-query/%.o)
+$(KENLM_QUERY_OBJECTS): .tools/kenlm-query/%.o: $(LMPLZ) .tools/cxx-flags
+	@mkdir -p $(@D)
+	@echo "compiling KenLM's lm/$*.cc for lm/_native"
+	@g++ $(CXX_FLAGS) -flto -w -DKENLM_MAX_ORDER=$(MAX_ORDER) -I.tools/kenlm-src -c .tools/kenlm-src/lm/$*.cc -o $@
+
+# The ranker's compiled loops: lm/native.cpp with KenLM's query code, ranker/native.cpp on its own.
+lm/_native$(EXT): lm/native.cpp unnatural/buffers.hh $(KENLM_QUERY_OBJECTS) .tools/cxx-flags | .venv/.installed
+	$(CXX_MODULE) -flto=auto -DKENLM_MAX_ORDER=$(MAX_ORDER) $$($(PY) -m pybind11 --includes) -I.tools/kenlm-src $< \
+	  $(KENLM_QUERY_OBJECTS) .tools/kenlm-build/lib/libkenlm_util.a -lz -lbz2 -llzma -lrt -o $@
+
+ranker/_native$(EXT): ranker/native.cpp unnatural/buffers.hh .tools/cxx-flags | .venv/.installed
 	$(CXX_MODULE) $$($(PY) -m pybind11 --includes) $< -o $@
 
 # The StaMinA learner's state merging (automata/merging.py's EDSM, step for step).
-automata/_native$(EXT): automata/native.cpp | .venv/.installed
+automata/_native$(EXT): automata/native.cpp .tools/cxx-flags | .venv/.installed
 	$(CXX_MODULE) $$($(PY) -m pybind11 --includes) $< -o $@
 
 # tree-sitter's C runtime from its PyPI source package, the version the installed binding has.
@@ -74,7 +93,7 @@ $(TS_LIB)/tree-sitter.o: .venv/.installed
 	  tar -xzf .tools/tree-sitter/tree_sitter-$$v.tar.gz -C .tools/tree-sitter --strip-components=3 tree_sitter-$$v/tree_sitter/core/lib
 	gcc -O3 -DNDEBUG -fPIC -I$(TS_LIB)/include -I$(TS_LIB)/src -c $(TS_LIB)/src/lib.c -o $@
 
-parsing/_native$(EXT): parsing/native.cpp unnatural/buffers.hh $(TS_LIB)/tree-sitter.o
+parsing/_native$(EXT): parsing/native.cpp unnatural/buffers.hh $(TS_LIB)/tree-sitter.o .tools/cxx-flags
 	$(CXX_MODULE) $$($(PY) -m pybind11 --includes) -I$(TS_LIB)/include $< $(TS_LIB)/tree-sitter.o -o $@
 
 corpora/jdk17-src.zip: | .tools/debs.stamp
