@@ -177,6 +177,7 @@ class Mixture {
       : weight_(weight) {
     models_.emplace_back(lm::ngram::LoadVirtual(general.c_str()));
     if (!project.empty() && weight > 0) models_.emplace_back(lm::ngram::LoadVirtual(project.c_str()));
+    for (size_t j = 0; j < models_.size(); ++j) probing_[j] = dynamic_cast<const lm::ngram::ProbingModel *>(models_[j].get());
     if (ceilings.size() > models_.size()) throw std::invalid_argument("Mixture: one ceilings file per model at most");
     for (size_t j = 0; j < ceilings.size(); ++j)
       if (!ceilings[j].empty()) ReadCeilings(j, ceilings[j]);
@@ -400,12 +401,19 @@ class Mixture {
   // though two thirds of a file's steps repeat, was twice as slow as asking KenLM again.)
   double Step(const State *const *from, const WordIndex *w, State *const *to) const {
     ++steps_;
-    const float g = models_[0]->BaseScore(from[0], w[0], to[0]);
+    const float g = Lookup(0, from[0], w[0], to[0]);
     if (models_.size() == 1) return g;
-    const float p = models_[1]->BaseScore(from[1], w[1], to[1]);
+    const float p = Lookup(1, from[1], w[1], to[1]);
     // the same arithmetic as Python's math.log10((1 - w) * 10 ** g + w * 10 ** p)
     return std::log10((1.0 - weight_) * std::pow(10.0, static_cast<double>(g)) +
                       weight_ * std::pow(10.0, static_cast<double>(p)));
+  }
+
+  // Model j's log10 P(w | from), its next state to `to`: a probing model (the default format) called as
+  // itself, so that its lookup is inlined here, not through the virtual call (the same function: the same bits).
+  float Lookup(size_t j, const State *from, WordIndex w, State *to) const {
+    if (probing_[j]) return probing_[j]->Score(*from, w, *to);
+    return models_[j]->BaseScore(from, w, to);
   }
 
   bool SameAt(const State *out, const Scored &scored, int64_t k) const {
@@ -415,6 +423,7 @@ class Mixture {
   }
 
   std::vector<std::unique_ptr<lm::base::Model>> models_;
+  const lm::ngram::ProbingModel *probing_[kMaxModels] = {nullptr, nullptr};   // the models in probing format
   // Open addressing from a 63-bit key to a float, filled once (std::unordered_map's nodes were 13% of a
   // ranking's CPU: the bounds look ceilings up for every repair).
   class FloatTable {
