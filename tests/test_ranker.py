@@ -1,4 +1,6 @@
 from array import array
+import os
+import time
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -265,21 +267,40 @@ def test_rank_output_is_the_same_for_any_worker_count(tmp_path, tiny_model):
     assert one[1] == two[1] and one[1].count("\n") == 3 and "out.txt" not in one[1]
 
 
+_PARENT = os.getpid()   # pytest's process: ordered_map's parent; forked workers have other ids
+
+
 def _square_or_fail(x):
     if x < 0:
         raise ValueError("negative")
     return x * x
 
 
-def _square_slowly_unless_mine(x):
-    import time
-    if x % 3:   # the forked workers' items (3 workers): the parent maps its own ahead while it waits for them
+def _square_or_fail_in(where: str):
+    """_square_or_fail where `where` is this process ('parent' or 'worker'); elsewhere a plain square, slowly (so
+    that the process `where` names claims most items)."""
+    def square(x):
+        if ("parent" if os.getpid() == _PARENT else "worker") != where:
+            time.sleep(0.01)
+            return x * x
+        return _square_or_fail(x)
+    return square
+
+
+def _square_slowly_in_workers(x):
+    if os.getpid() != _PARENT:   # the parent maps its own ahead while it waits for them
         time.sleep(0.002)
     return x * x
 
 
+def _square_and_who(x):
+    if os.getpid() == _PARENT:   # the parent has more to do: it takes fewer items
+        time.sleep(0.005)
+    return x * x, os.getpid()
+
+
 @pytest.mark.parametrize("parent", [False, True])
-@pytest.mark.parametrize("workers, n", [(1, 5), (2, 7), (3, 20), (8, 3)])
+@pytest.mark.parametrize("workers, n", [(1, 5), (2, 7), (3, 20), (8, 3), (2, 0)])
 def test_ordered_map_keeps_input_order(workers, n, parent):
     from unnatural.parallel import ordered_map
     assert list(ordered_map(_square_or_fail, range(n), workers, parent=parent)) == [x * x for x in range(n)]
@@ -287,21 +308,41 @@ def test_ordered_map_keeps_input_order(workers, n, parent):
 
 def test_ordered_map_keeps_input_order_while_the_parent_maps_ahead():
     from unnatural.parallel import ordered_map
-    assert list(ordered_map(_square_slowly_unless_mine, range(40), 3, parent=True)) == [x * x for x in range(40)]
+    assert list(ordered_map(_square_slowly_in_workers, range(40), 3, parent=True)) == [x * x for x in range(40)]
+
+
+def test_ordered_map_gives_a_busier_process_fewer_items():
+    from unnatural.parallel import ordered_map
+    out = list(ordered_map(_square_and_who, range(60), 2, parent=True))
+    assert [square for square, _ in out] == [x * x for x in range(60)]
+    assert sum(pid == _PARENT for _, pid in out) <= 20   # dealt round-robin, it took 30
+
+
+@pytest.mark.parametrize("count", [0, 1, 7, 300_000])
+def test_ordered_map_claims_take_every_item_once_in_order(count):
+    from unnatural.parallel import _Claims
+    claims = _Claims(count)
+    try:
+        taken = []
+        while claim := claims.next():
+            taken.extend(claim)
+    finally:
+        claims.close()
+    assert taken == list(range(count))
+    assert claims.size == 1 or count > 1000   # a pipe holds a thousand claims at least
 
 
 @pytest.mark.parametrize("parent", [False, True])
 def test_ordered_map_reports_a_worker_failure(parent):
     from unnatural.parallel import WorkerError, ordered_map
     with pytest.raises(WorkerError, match="negative"):
-        list(ordered_map(_square_or_fail, [1, 2, 3, -4, 5, 6], 2, parent=parent))
+        list(ordered_map(_square_or_fail_in("worker"), [1, 2, 3, -4, -5, -6, -7], 2, parent=parent))
 
 
 def test_ordered_map_raises_the_parents_own_failure_and_reaps_the_workers():
-    import os
     from unnatural.parallel import ordered_map
     with pytest.raises(ValueError, match="negative"):
-        list(ordered_map(_square_or_fail, [1, 2, -3, 4, 5, 6], 2, parent=True))   # item 2 is the parent's
+        list(ordered_map(_square_or_fail_in("parent"), [-1, -2, -3, -4, -5, -6], 2, parent=True))
     try:
         assert os.waitpid(-1, os.WNOHANG) == (0, 0)   # no finished child left unreaped (a zombie)
     except ChildProcessError:   # no child at all

@@ -3,11 +3,12 @@
 The ranker's workers (bin/rank, bin/fim) and the corpus tokenizer's (lm.corpus) both fork after loading
 what they share: the model's pages, the corpus files read once. multiprocessing.Pool's handler threads
 cost the parent CPU the workers needed (measured on this 2-core machine with 4 ms tasks: 1.76 s of parent
-CPU per 1000 tasks at chunksize 1, 0.74 s at 4), so this is plain fork with one pipe per worker: worker w
-takes items w, w + N, w + 2N, ... and the parent reads whichever pipe is ready, keeping results until
-their turn. With `parent` (bin/rank), the parent is worker 0 itself: N processes on N cores, not N + 1.
-A result goes through the pipe pickled, after its length (multiprocessing.connection's framing; importing that
-module, with socket, subprocess and threading, took 7 ms of bin/rank's start-up before the workers fork).
+CPU per 1000 tasks at chunksize 1, 0.74 s at 4), so this is plain fork with one pipe per worker for its results,
+and one pipe of claims that every process takes its next items from, as it gets to them: a process that has
+more to do besides (the parent writes every result out) or a slower core takes fewer, and all end together
+(items dealt round-robin left the parent 10-40 ms behind its worker on bin/rank's validation run). With
+`parent` (bin/rank), the parent maps items itself between reading the others' results: N processes on N
+cores, not N + 1. A result goes through its pipe pickled, after its length and its item's index.
 """
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ class WorkerError(RuntimeError):
 
 
 _LENGTH = 8   # bytes of a message's length, before its pickle
+_CLAIM = 4    # bytes of a claim: the index of its first item (little-endian)
 
 
 def _send(fd: int, value) -> None:
@@ -57,16 +59,57 @@ def _recv(fd: int):
     return pickle.loads(_read(fd, int.from_bytes(_read(fd, _LENGTH), "little")))
 
 
+class _Claims:
+    """The items' claims, in a pipe every process reads: a read of _CLAIM bytes takes the next claim whole (the
+    pipe holds nothing but whole claims, all written before any process reads, as many as it holds) and an
+    empty read says none is left. A claim is one item, or several when there are more items than that."""
+
+    def __init__(self, count: int):
+        self.count = count
+        self.fd, send = os.pipe()
+        try:
+            with contextlib.suppress(OSError, AttributeError):   # Linux: up to 1 MB, 262,144 claims
+                fcntl.fcntl(send, fcntl.F_SETPIPE_SZ, 1 << 20)
+            try:
+                room = fcntl.fcntl(send, fcntl.F_GETPIPE_SZ)
+            except (OSError, AttributeError):
+                room = 4096   # a pipe holds a page at least
+            self.size = max(1, -(-count // max(1, room // _CLAIM)))
+            data = b"".join(i.to_bytes(_CLAIM, "little") for i in range(0, count, self.size))
+            while data:
+                data = data[os.write(send, data):]
+        except BaseException:
+            os.close(self.fd)
+            raise
+        finally:
+            os.close(send)
+
+    def next(self) -> range:
+        """The next claim's items (empty: none left)."""
+        data = os.read(self.fd, _CLAIM)
+        if not data:
+            return range(0)
+        first = int.from_bytes(data, "little")
+        return range(first, min(first + self.size, self.count))
+
+    def close(self) -> None:
+        os.close(self.fd)
+
+
 def ordered_map(fn: Callable[[T], R], items: Iterable[T], workers: int, parent: bool = False) -> Iterator[R]:
     """`fn` of every item, in input order, computed by `workers` processes; with `parent`, this process is one
-    of them (it maps its share, items 0, N, 2N, ..., between reading the others' results): one fork fewer,
-    and its share's results are not sent through a pipe."""
+    of them (it maps the items it claims between reading the others' results): one fork fewer, and its
+    results are not sent through a pipe."""
     items = list(items)
     workers = max(1, min(workers, len(items)))
+    if parent and workers == 1:
+        yield from map(fn, items)
+        return
     conns: dict[int, int] = {}   # worker -> the read end of its pipe
     pids: dict[int, int] = {}
-    expected = [len(items[w::workers]) for w in range(workers)]
-    received = [0] * workers
+    done: set[int] = set()       # the workers that said they have no claim left
+    finished = False             # every result yielded: the workers end by themselves
+    claims = _Claims(len(items))
     # what exists now is the workers' inheritance: frozen, the garbage collector leaves it alone, so that a
     # collection in a worker does not write to (and copy) every page of it
     gc.freeze()
@@ -78,75 +121,81 @@ def ordered_map(fn: Callable[[T], R], items: Iterable[T], workers: int, parent: 
                     fcntl.fcntl(send, fcntl.F_SETPIPE_SZ, 1 << 20)
             pid = os.fork()
             if pid == 0:   # the worker: never returns
-                _work(fn, items[w::workers], recv, send)
+                _work(fn, items, claims, recv, send)
             os.close(send)
             conns[w] = recv
             pids[w] = pid
-        ready: list[deque] = [deque() for _ in range(workers)]
-        mine = iter(items[0::workers] if parent else ())   # the parent's items not mapped yet
-        left = expected[0] if parent else 0
+        results: dict[int, R] = {}
+        mine = deque()   # the parent's claimed items not mapped yet
+        claimable = parent
         # one poll object for the whole run (multiprocessing's wait() makes a selector for every call: about
         # half of the parent's CPU)
         poller = select.poll()
         index = {}
         for w, fd in conns.items():
-            if expected[w]:
-                poller.register(fd, select.POLLIN)
-                index[fd] = w
+            poller.register(fd, select.POLLIN)
+            index[fd] = w
         for i in range(len(items)):
-            w = i % workers
-            if parent and w == 0 and not ready[0]:
-                ready[0].append(fn(next(mine)))
-                left -= 1
-                received[0] += 1
-            while not ready[w]:
-                events = poller.poll(0 if left else None)
+            while i not in results:
+                if claimable and not mine:
+                    mine.extend(claims.next())
+                    claimable = bool(mine)
+                events = poller.poll(0 if mine else None)
                 if not events:   # nothing ready: the parent maps one of its own meanwhile
-                    ready[0].append(fn(next(mine)))
-                    left -= 1
-                    received[0] += 1
+                    j = mine.popleft()
+                    results[j] = fn(items[j])
                 for fd, _ in events:
                     v = index[fd]
                     try:
-                        ok, value = _recv(fd)
+                        message = _recv(fd)
                     except EOFError:
                         raise WorkerError(f"worker {v} stopped without a result") from None
+                    if message is None:   # no claim left: it ends
+                        done.add(v)
+                        poller.unregister(fd)
+                        continue
+                    j, ok, value = message
                     if not ok:
                         raise WorkerError(f"worker {v} failed: {value}")
-                    ready[v].append(value)
-                    received[v] += 1
-                    if received[v] == expected[v]:
-                        poller.unregister(fd)
-            yield ready[w].popleft()
+                    results[j] = value
+            yield results.pop(i)
+        finished = True
     finally:
         # stopped early (an error, Ctrl-C, or the caller stopped reading): stop the workers, then reap them;
         # a Ctrl-C meanwhile waits (cut short, the reaping left dead workers to init: zombies after the exit)
         with cli.deferred_interrupts():
             gc.unfreeze()
+            claims.close()
             for fd in conns.values():
                 os.close(fd)
             for w, pid in pids.items():
-                if received[w] < expected[w]:
+                if w not in done and not finished:
                     os.kill(pid, signal.SIGTERM)
             for pid in pids.values():
                 os.waitpid(pid, 0)
 
 
-def _work(fn, items, recv: int, send: int) -> None:
-    """A worker's life: map `fn` over its items, send each result, exit. Ctrl-C is the parent's to handle
-    (it stops the workers), and a worker whose parent died stops too."""
+def _work(fn, items, claims: _Claims, recv: int, send: int) -> None:
+    """A worker's life: map `fn` over the items it claims, send each result after its index, then None when
+    no claim is left, and exit. Ctrl-C is the parent's to handle (it stops the workers), and a worker whose
+    parent died stops too."""
     cli.ignore_interrupts()
     _stop_with_parent()
     os.close(recv)
     code = 0
     try:
-        for item in items:
-            _send(send, (True, fn(item)))
+        while True:
+            claim = claims.next()
+            if not claim:
+                break
+            for j in claim:
+                _send(send, (j, True, fn(items[j])))
+        _send(send, None)
     except BaseException:
         code = 1
         try:   # the last line says what failed (the parent reports it in one line)
             import traceback   # (here: bin/rank's start-up does not import it)
-            _send(send, (False, traceback.format_exc().strip().splitlines()[-1]))
+            _send(send, (-1, False, traceback.format_exc().strip().splitlines()[-1]))
         except OSError:
             pass
     finally:
