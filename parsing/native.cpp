@@ -364,6 +364,8 @@ class Leaves {
 
   // What units() interned, from id `start` on: symbols, whitespace texts (gaps, indentations, units), and
   // plan keys (gap text, indentation, the next newline gap's text or -1, unit: whitespace text ids).
+  // How many symbols, texts and kinds of gap are interned (what unit_symbols etc. would give from 0).
+  std::tuple<size_t, size_t, size_t> unit_sizes() const { return {symbols_.size(), ws_.size(), keys_.size()}; }
   std::vector<std::string> unit_symbols(size_t start) const { return Names(symbols_, start); }
   std::vector<std::string> unit_texts(size_t start) const { return Names(ws_, start); }
   std::vector<std::array<int64_t, 4>> unit_keys(size_t start) const {
@@ -616,6 +618,7 @@ PYBIND11_MODULE(_native, m) {
       .def("units_scheme", &Leaves::units_scheme, py::arg("fixed"), py::arg("prefixed"), py::arg("reserved"),
            py::arg("operators"), py::arg("line_comment"))
       .def("units", &Leaves::units, py::arg("data"), py::arg("keep") = false, py::arg("parsed") = py::none())
+      .def("unit_sizes", &Leaves::unit_sizes)
       .def("unit_symbols", &Leaves::unit_symbols, py::arg("start"))
       .def("unit_texts", &Leaves::unit_texts, py::arg("start"))
       .def("unit_keys", &Leaves::unit_keys, py::arg("start"));

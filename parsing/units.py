@@ -73,6 +73,8 @@ class Interned:
 
     def update(self) -> list[str]:
         """Take in what the walker interned since the last call; the new symbols."""
+        if walker().unit_sizes() == (len(self.symbols), len(self.texts), len(self.kinds)):
+            return []   # most files bring nothing new: one call, not three
         new = walker().unit_symbols(len(self.symbols))
         self.symbols.extend(new)
         t = self.texts
