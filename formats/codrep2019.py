@@ -51,8 +51,15 @@ def is_task_folder(path: str | Path) -> bool:
 
 
 def task_files(folder: Path) -> list[Path]:
-    """Every task file `N.txt` of a folder, in task order."""
-    return sorted((p for p in Path(folder).glob("*.txt") if TASK_NAME.match(p.name)), key=sort_key)
+    """Every task file `N.txt` of a folder, in task order (files.sort_key's, within one folder: by number, then
+    name; sorted as names, not as Paths: bin/rank lists the folder before it forks its workers)."""
+    folder = Path(folder)
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    numbered = sorted((int(m.group(1)), name) for name in names if (m := TASK_NAME.match(name)))
+    return [folder / name for _, name in numbered]
 
 
 # ------------------------------------------------------------------------------------------- answers
@@ -64,10 +71,11 @@ def numbered_tasks(folder: str) -> dict[int, str]:
     except OSError as error:
         raise InputError(f"{folder}: cannot list the task folder ({error.strerror})") from None
     tasks = {}
+    base = normalize_path(folder)   # once: a task's name is a plain file name, so joining it keeps it normal
     for name in names:
         match = TASK_NAME.match(name)
         if match:
-            tasks[int(match.group(1))] = normalize_path(os.path.join(folder, name))
+            tasks[int(match.group(1))] = os.path.join(base, name)
     return tasks
 
 
