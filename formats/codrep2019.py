@@ -25,7 +25,7 @@ from typing import Iterable
 
 from parsing.java import tokenize
 
-from .files import InputError, normalize_path, read_source, read_text, sort_key
+from .files import InputError, normalize_path, read_source, read_text
 
 ANSWERS_FILE = "out.txt"
 TRUTH_FILE = "truth.jsonl"

@@ -70,8 +70,8 @@ class RepairPlans:
 
     def _own(self, gap: str, indent: str, unit: str | None) -> _Own:
         """The repairs of a gap on a line indented by `indent`, whatever the next newline gap is (a kind of gap
-        with each of the few next newline gaps a file has shares them: planned once, a process's first files
-        cost about 8 ms less)."""
+        with each of the few next newline gaps a file has shares them: planned once: 14.4 -> 10.4 ms for the
+        kinds of half of validation, a process's first files)."""
         key = (gap, indent, unit)
         own = self._owns.get(key)
         if own is not None:
