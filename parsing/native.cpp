@@ -362,10 +362,11 @@ class Leaves {
                           keep ? py::object(Pack(leaves, data)) : py::none());
   }
 
-  // What units() interned, from id `start` on: symbols, whitespace texts (gaps, indentations, units), and
-  // plan keys (gap text, indentation, the next newline gap's text or -1, unit: whitespace text ids).
   // How many symbols, texts and kinds of gap are interned (what unit_symbols etc. would give from 0).
   std::tuple<size_t, size_t, size_t> unit_sizes() const { return {symbols_.size(), ws_.size(), keys_.size()}; }
+
+  // What units() interned, from id `start` on: symbols, whitespace texts (gaps, indentations, units), and
+  // plan keys (gap text, indentation, the next newline gap's text or -1, unit: whitespace text ids).
   std::vector<std::string> unit_symbols(size_t start) const { return Names(symbols_, start); }
   std::vector<std::string> unit_texts(size_t start) const { return Names(ws_, start); }
   std::vector<std::array<int64_t, 4>> unit_keys(size_t start) const {

@@ -36,11 +36,15 @@ _LENGTH = 8   # bytes of a message's length, before its pickle
 _CLAIM = 4    # bytes of a claim: the index of its first item (little-endian)
 
 
-def _send(fd: int, value) -> None:
-    data = pickle.dumps(value, pickle.HIGHEST_PROTOCOL)
-    view = memoryview(len(data).to_bytes(_LENGTH, "little") + data)
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
+
+
+def _send(fd: int, value) -> None:
+    data = pickle.dumps(value, pickle.HIGHEST_PROTOCOL)
+    _write_all(fd, len(data).to_bytes(_LENGTH, "little") + data)
 
 
 def _read(fd: int, n: int) -> bytes:
@@ -75,9 +79,7 @@ class _Claims:
             except (OSError, AttributeError):
                 room = 4096   # a pipe holds a page at least
             self.size = max(1, -(-count // max(1, room // _CLAIM)))
-            data = b"".join(i.to_bytes(_CLAIM, "little") for i in range(0, count, self.size))
-            while data:
-                data = data[os.write(send, data):]
+            _write_all(send, b"".join(i.to_bytes(_CLAIM, "little") for i in range(0, count, self.size)))
         except BaseException:
             os.close(self.fd)
             raise
