@@ -181,9 +181,14 @@ class KillWorker(WorkerPlugin):
         name = str(key)
         if finish != "executing" or not name.startswith(self.prefix) or not name.endswith(self.suffix):
             return
-        if not self.every_time and os.path.exists(self.marker):
+        # the first time only: the marker made atomically (two workers starting their shards at once both
+        # found no marker when it was checked, then written: two kills)
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | (0 if self.every_time else os.O_EXCL)
+        try:
+            fd = os.open(self.marker, flags, 0o644)
+        except FileExistsError:
             return
-        with open(self.marker, "a") as f:
+        with os.fdopen(fd, "a") as f:
             f.write(name + "\n")
         os.kill(os.getpid(), signal.SIGKILL)
 
