@@ -73,11 +73,11 @@ $(KENLM_QUERY_OBJECTS): .tools/kenlm-query/%.o: $(LMPLZ) .tools/cxx-flags
 	@g++ $(CXX_FLAGS) -flto -w -DKENLM_MAX_ORDER=$(MAX_ORDER) -I.tools/kenlm-src -c .tools/kenlm-src/lm/$*.cc -o $@
 
 # The ranker's compiled loops: lm/native.cpp with KenLM's query code, ranker/native.cpp on its own.
-lm/_native$(EXT): lm/native.cpp unnatural/buffers.hh $(KENLM_QUERY_OBJECTS) .tools/cxx-flags | .venv/.installed
+lm/_native$(EXT): lm/native.cpp unnatural/buffers.hh unnatural/rescoring.hh $(KENLM_QUERY_OBJECTS) .tools/cxx-flags | .venv/.installed
 	$(CXX_MODULE) -flto=auto -DKENLM_MAX_ORDER=$(MAX_ORDER) $$($(PY) -m pybind11 --includes) -I.tools/kenlm-src $< \
 	  $(KENLM_QUERY_OBJECTS) .tools/kenlm-build/lib/libkenlm_util.a -lz -lbz2 -llzma -lrt -o $@
 
-ranker/_native$(EXT): ranker/native.cpp unnatural/buffers.hh .tools/cxx-flags | .venv/.installed
+ranker/_native$(EXT): ranker/native.cpp unnatural/buffers.hh unnatural/rescoring.hh .tools/cxx-flags | .venv/.installed
 	$(CXX_MODULE) $$($(PY) -m pybind11 --includes) $< -o $@
 
 # The StaMinA learner's state merging (automata/merging.py's EDSM, step for step).

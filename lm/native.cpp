@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "../unnatural/buffers.hh"
+#include "../unnatural/rescoring.hh"
 #include "lm/model.hh"
 #include "lm/state.hh"
 
@@ -104,6 +105,13 @@ struct Scored {
     return context;
   }
 };
+
+// Whether n ids agree (std::equal of a few ids compiled to a call to memcmp, in the memos' inner loops).
+inline bool SameIds(const WordIndex *a, const WordIndex *b, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (a[i] != b[i]) return false;
+  return true;
+}
 
 uint64_t Mix(uint64_t h, uint64_t x) { return (h ^ x) * 0x9E3779B97F4A7C15ULL; }
 
@@ -479,27 +487,35 @@ class Mixture {
 // its lines' shapes) are rescored once, and repeats replay the differences in the same order: the same sum.
 class Rescorer {
  public:
-  Rescorer(const Mixture &mixture, std::shared_ptr<Scored> scored, const py::buffer &k1, const py::buffer &w1,
-           const py::buffer &k2, const py::buffer &w2)
+  // Repair r changes symbol k1[r] to ids w1[r] and, when k2[r] >= 0, symbol k2[r] > k1[r] to w2[r] (ids one
+  // per model, row-major).
+  Rescorer(const Mixture &mixture, std::shared_ptr<Scored> scored, const int64_t *k1, const uint32_t *w1,
+           const int64_t *k2, const uint32_t *w2, size_t count)
       : mixture_(mixture), scored_(std::move(scored)), reach_(mixture.MaxOrder() - 1),
         end_(static_cast<int64_t>(scored_->scores.size())), segment_slots_(0), first_slots_(0) {
     const size_t m = mixture.models();
     if (scored_->models != static_cast<int>(m)) throw std::invalid_argument("rescore: scored by another mixture");
-    View<int64_t> K1(k1, "k1"), K2(k2, "k2");
-    View<uint32_t> W1(w1, "w1"), W2(w2, "w2");
-    const size_t count = K1.size();
-    if (K2.size() != count || W1.size() != count * m || W2.size() != count * m)
-      throw std::invalid_argument("rescore: arrays of one length, one id column per model");
     for (size_t r = 0; r < count; ++r)
-      if (K1[r] < 0 || K1[r] >= end_ || K2[r] >= end_ || (K2[r] >= 0 && K2[r] <= K1[r]))
+      if (k1[r] < 0 || k1[r] >= end_ || k2[r] >= end_ || (k2[r] >= 0 && k2[r] <= k1[r]))
         throw std::out_of_range("rescore: symbol index out of range");
-    k1_.assign(K1.data(), K1.data() + count);
-    k2_.assign(K2.data(), K2.data() + count);
-    w1_.assign(W1.data(), W1.data() + count * m);
-    w2_.assign(W2.data(), W2.data() + count * m);
+    k1_.assign(k1, k1 + count);
+    k2_.assign(k2, k2 + count);
+    w1_.assign(w1, w1 + count * m);
+    w2_.assign(w2, w2 + count * m);
     segment_slots_ = Slots(count);
     first_slots_ = Slots(count);
     first_at_.assign(count, nullptr);
+  }
+
+  static std::unique_ptr<Rescorer> FromBuffers(const Mixture &mixture, std::shared_ptr<Scored> scored,
+                                               const py::buffer &k1, const py::buffer &w1, const py::buffer &k2,
+                                               const py::buffer &w2) {
+    View<int64_t> K1(k1, "k1"), K2(k2, "k2");
+    View<uint32_t> W1(w1, "w1"), W2(w2, "w2");
+    const size_t count = K1.size(), m = mixture.models();
+    if (K2.size() != count || W1.size() != count * m || W2.size() != count * m)
+      throw std::invalid_argument("rescore: arrays of one length, one id column per model");
+    return std::make_unique<Rescorer>(mixture, std::move(scored), K1.data(), W1.data(), K2.data(), W2.data(), count);
   }
 
   size_t size() const { return k1_.size(); }
@@ -509,53 +525,56 @@ class Rescorer {
   // the second change) can gain at most: its ceiling in the repaired stream less its observed score (Slack).
   // Rounding aside: callers leave a margin.
   py::tuple bounds() {
-    const size_t count = k1_.size(), m = mixture_.models();
-    std::vector<double> first(count), bound(count);
+    std::vector<double> first(k1_.size()), bound(k1_.size());
     {
       py::gil_scoped_release unlocked;
-      const Scored &s = *scored_;
-      size_t run = 0;   // the first of the repairs (one after another) that change symbol k
-      for (size_t r = 0; r < count; ++r) {
-        const int64_t k = k1_[r], kk = k2_[r];
-        if (r == 0 || k != k1_[r - 1]) run = r;
-        // a gap's repairs that blame different offsets often make the same change (the same symbols): bounded once
-        size_t same = r;
-        for (size_t q = run; q < r; ++q)
-          if (k2_[q] == kk && std::equal(&w1_[q * m], &w1_[q * m] + m, &w1_[r * m]) &&
-              (kk < 0 || std::equal(&w2_[q * m], &w2_[q * m] + m, &w2_[r * m]))) {
-            same = q;
-            break;
-          }
-        if (same < r) {
-          first_at_[r] = first_at_[same];
-          first[r] = first[same];
-          bound[r] = bound[same];
-          continue;
-        }
-        const First *one = FindFirst(k, &w1_[r * m], true);
-        first_at_[r] = one;
-        first[r] = one->score;
-        const int64_t hi1 = std::min(end_ - 1, k + reach_);
-        double rest = 0;
-        if (kk < 0 || kk <= hi1) {
-          const int64_t hi = kk < 0 ? hi1 : std::min(end_ - 1, kk + reach_);
-          for (int64_t t = k + 1; t <= hi; ++t) rest += Slack(t, k, &w1_[r * m], kk, &w2_[r * m]);
-        } else {
-          for (int64_t t = k + 1; t <= hi1; ++t) rest += Slack(t, k, &w1_[r * m], kk, &w2_[r * m]);
-          for (int64_t t = kk, hi2 = std::min(end_ - 1, kk + reach_); t <= hi2; ++t)
-            rest += Slack(t, k, &w1_[r * m], kk, &w2_[r * m]);
-        }
-        bound[r] = (first[r] - s.scores[k]) + rest;
-      }
+      Bounds(first.data(), bound.data());
     }
     return py::make_tuple(to_array(first), to_array(bound));
+  }
+
+  void Bounds(double *first, double *bound) {
+    const size_t count = k1_.size(), m = mixture_.models();
+    const Scored &s = *scored_;
+    size_t run = 0;   // the first of the repairs (one after another) that change symbol k
+    for (size_t r = 0; r < count; ++r) {
+      const int64_t k = k1_[r], kk = k2_[r];
+      if (r == 0 || k != k1_[r - 1]) run = r;
+      // a gap's repairs that blame different offsets often make the same change (the same symbols): bounded once
+      size_t same = r;
+      for (size_t q = run; q < r; ++q)
+        if (k2_[q] == kk && SameIds(&w1_[q * m], &w1_[r * m], m) &&
+            (kk < 0 || SameIds(&w2_[q * m], &w2_[r * m], m))) {
+          same = q;
+          break;
+        }
+      if (same < r) {
+        first_at_[r] = first_at_[same];
+        first[r] = first[same];
+        bound[r] = bound[same];
+        continue;
+      }
+      const First *one = FindFirst(k, &w1_[r * m], true);
+      first_at_[r] = one;
+      first[r] = one->score;
+      const int64_t hi1 = std::min(end_ - 1, k + reach_);
+      double rest = 0;
+      if (kk < 0 || kk <= hi1) {
+        const int64_t hi = kk < 0 ? hi1 : std::min(end_ - 1, kk + reach_);
+        for (int64_t t = k + 1; t <= hi; ++t) rest += Slack(t, k, &w1_[r * m], kk, &w2_[r * m]);
+      } else {
+        for (int64_t t = k + 1; t <= hi1; ++t) rest += Slack(t, k, &w1_[r * m], kk, &w2_[r * m]);
+        for (int64_t t = kk, hi2 = std::min(end_ - 1, kk + reach_); t <= hi2; ++t)
+          rest += Slack(t, k, &w1_[r * m], kk, &w2_[r * m]);
+      }
+      bound[r] = (first[r] - s.scores[k]) + rest;
+    }
   }
 
   // (log10 gain, log10 score of the changed symbol) of the repairs `select` (indices; None: all of them).
   // With `targets` (one per repair, log10; -inf: none), a repair whose gain so far plus the bound of the rest
   // falls below its target is not rescored further: its gain is -inf then.
   py::tuple rescore(const std::optional<py::buffer> &select, const std::optional<py::buffer> &targets) {
-    const size_t m = mixture_.models();
     std::vector<int64_t> rows;
     if (select) {
       View<int64_t> S(*select, "select");
@@ -575,34 +594,41 @@ class Rescorer {
     std::vector<double> delta(rows.size()), first(rows.size());
     {
       py::gil_scoped_release unlocked;
-      for (size_t i = 0; i < rows.size(); ++i) {
-        const size_t r = static_cast<size_t>(rows[i]);
-        const int64_t k = k1_[r], kk = k2_[r];
-        const WordIndex *a = &w1_[r * m], *b = &w2_[r * m];
-        const First *start = first_at_[r];
-        const Segment *one = target[i] == -kInfinity ? &Get(k, a, -1, nullptr, start) : Reach(k, a, kk, b, target[i], start);
-        if (!one) {   // cannot reach its target
-          delta[i] = -kInfinity;
-          first[i] = std::numeric_limits<double>::quiet_NaN();
-          continue;
-        }
-        first[i] = one->first;
-        double d = 0;
-        if (kk < 0 || k + static_cast<int64_t>(one->length) <= kk) {
-          // the second change (if any) comes after the first one's effect has ended
-          for (size_t t = 0; t < one->length; ++t) d += terms_[one->terms + t];
-          if (kk >= 0) {
-            const Segment &two = Get(kk, b);
-            for (size_t t = 0; t < two.length; ++t) d += terms_[two.terms + t];
-          }
-        } else {   // the two changes' effects overlap: one segment with both
-          const Segment &both = Get(k, a, kk, b, start);
-          for (size_t t = 0; t < both.length; ++t) d += terms_[both.terms + t];
-        }
-        delta[i] = d;
-      }
+      Rescore(rows.data(), target.data(), rows.size(), delta.data(), first.data());
     }
     return py::make_tuple(to_array(delta), to_array(first));
+  }
+
+  // rescore() of `count` repairs `rows` with their targets: their gains to `delta`, their changed symbols' scores
+  // to `first` (when given).
+  void Rescore(const int64_t *rows, const double *target, size_t count, double *delta, double *first) {
+    const size_t m = mixture_.models();
+    for (size_t i = 0; i < count; ++i) {
+      const size_t r = static_cast<size_t>(rows[i]);
+      const int64_t k = k1_[r], kk = k2_[r];
+      const WordIndex *a = &w1_[r * m], *b = &w2_[r * m];
+      const First *start = first_at_[r];
+      const Segment *one = target[i] == -kInfinity ? &Get(k, a, -1, nullptr, start) : Reach(k, a, kk, b, target[i], start);
+      if (!one) {   // cannot reach its target
+        delta[i] = -kInfinity;
+        if (first) first[i] = std::numeric_limits<double>::quiet_NaN();
+        continue;
+      }
+      if (first) first[i] = one->first;
+      double d = 0;
+      if (kk < 0 || k + static_cast<int64_t>(one->length) <= kk) {
+        // the second change (if any) comes after the first one's effect has ended
+        for (size_t t = 0; t < one->length; ++t) d += terms_[one->terms + t];
+        if (kk >= 0) {
+          const Segment &two = Get(kk, b);
+          for (size_t t = 0; t < two.length; ++t) d += terms_[two.terms + t];
+        }
+      } else {   // the two changes' effects overlap: one segment with both
+        const Segment &both = Get(k, a, kk, b, start);
+        for (size_t t = 0; t < both.length; ++t) d += terms_[both.terms + t];
+      }
+      delta[i] = d;
+    }
   }
 
  private:
@@ -666,7 +692,7 @@ class Rescorer {
     h ^= h >> 29;
     const size_t slot = first_slots_.Find(h, [&](int64_t q) {
       const First &a = firsts_[q];
-      return a.k - a.lo == k - lo && std::equal(a.w, a.w + kMaxModels, words) && SameWindow(a.lo, lo, k - lo);
+      return a.k - a.lo == k - lo && SameIds(a.w, words, kMaxModels) && SameWindow(a.lo, lo, k - lo);
     });
     if (first_slots_.At(slot) >= 0) return &firsts_[first_slots_.At(slot)];
     if (!add) return nullptr;
@@ -760,8 +786,8 @@ class Rescorer {
 
   bool SameSegment(const Segment &a, const Segment &b) const {
     return a.k - a.lo == b.k - b.lo && a.hi - a.k == b.hi - b.k && (a.kk < 0) == (b.kk < 0) &&
-           (a.kk < 0 || a.kk - a.k == b.kk - b.k) && std::equal(a.w, a.w + kMaxModels, b.w) &&
-           std::equal(a.w2, a.w2 + kMaxModels, b.w2) && SameWindow(a.lo, b.lo, a.hi - a.lo);
+           (a.kk < 0 || a.kk - a.k == b.kk - b.k) && SameIds(a.w, b.w, kMaxModels) &&
+           SameIds(a.w2, b.w2, kMaxModels) && SameWindow(a.lo, b.lo, a.hi - a.lo);
   }
 
   const Mixture &mixture_;
@@ -781,9 +807,48 @@ class Rescorer {
 
 py::tuple Mixture::rescore(std::shared_ptr<Scored> scored, const py::buffer &k1, const py::buffer &w1,
                            const py::buffer &k2, const py::buffer &w2) const {
-  Rescorer all(*this, std::move(scored), k1, w1, k2, w2);
-  return all.rescore(std::nullopt, std::nullopt);
+  return Rescorer::FromBuffers(*this, std::move(scored), k1, w1, k2, w2)->rescore(std::nullopt, std::nullopt);
 }
+
+// The rescoring for ranker._native (unnatural/rescoring.hh). No exception crosses into the other module: a
+// rescorer that cannot be made says why in `error`.
+struct Session {
+  const Mixture *mixture;
+  std::shared_ptr<Scored> scored;
+};
+
+void *OpenSession(PyObject *mixture, PyObject *scored) {
+  try {
+    return new Session{&py::handle(mixture).cast<const Mixture &>(), py::handle(scored).cast<std::shared_ptr<Scored>>()};
+  } catch (const py::cast_error &) {
+    PyErr_SetString(PyExc_TypeError, "rescoring: an lm._native Mixture and the Scored stream it made expected");
+  }
+  return nullptr;
+}
+
+void *MakeRescorer(void *session, const int64_t *k1, const uint32_t *w1, const int64_t *k2, const uint32_t *w2,
+                   size_t count, const char **error) {
+  static thread_local std::string reason;
+  try {
+    const Session &s = *static_cast<Session *>(session);
+    return new Rescorer(*s.mixture, s.scored, k1, w1, k2, w2, count);
+  } catch (const std::exception &e) {
+    reason = e.what();
+  }
+  *error = reason.c_str();
+  return nullptr;
+}
+
+const rescoring::Api kRescoring = {
+    OpenSession,
+    [](void *session) { delete static_cast<Session *>(session); },
+    MakeRescorer,
+    [](void *rescorer) { delete static_cast<Rescorer *>(rescorer); },
+    [](void *rescorer, double *first, double *bound) { static_cast<Rescorer *>(rescorer)->Bounds(first, bound); },
+    [](void *rescorer, const int64_t *rows, const double *targets, size_t count, double *delta) {
+      static_cast<Rescorer *>(rescorer)->Rescore(rows, targets, count, delta, nullptr);
+    },
+};
 
 // The ceilings of lmplz's ARPA file `arpa` for the binary model build_binary made of it, `model`
 // (Mixture::ReadCeilings): each unigram's and bigram's probability, and per three words ending an n-gram of
@@ -885,6 +950,7 @@ size_t write_ceilings(const std::string &arpa, const std::string &out, const std
 PYBIND11_MODULE(_native, m) {
   m.doc() = "KenLM scoring and batched repair rescoring for the ranker (see lm/native.cpp)";
   m.def("write_ceilings", &write_ceilings, py::arg("arpa"), py::arg("out"), py::arg("model"));
+  m.attr("rescoring") = py::capsule(&kRescoring, rescoring::kCapsule);
   py::class_<Scored, std::shared_ptr<Scored>>(m, "Scored")
       .def_property_readonly("scores", [](const Scored &s) { return to_array(s.scores); })
       .def("__len__", [](const Scored &s) { return s.scores.size(); });
@@ -909,7 +975,7 @@ PYBIND11_MODULE(_native, m) {
            py::arg("w2"))
       .def("rescorer", [](const Mixture &mixture, std::shared_ptr<Scored> scored, const py::buffer &k1,
                           const py::buffer &w1, const py::buffer &k2, const py::buffer &w2) {
-             return std::make_unique<Rescorer>(mixture, std::move(scored), k1, w1, k2, w2);
+             return Rescorer::FromBuffers(mixture, std::move(scored), k1, w1, k2, w2);
            }, py::arg("scored"), py::arg("k1"), py::arg("w1"), py::arg("k2"), py::arg("w2"),
            py::keep_alive<0, 1>());
   py::class_<Rescorer>(m, "Rescorer")

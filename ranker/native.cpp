@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "../unnatural/buffers.hh"
+#include "../unnatural/rescoring.hh"
 
 namespace py = pybind11;
 using buffers::View;
@@ -542,15 +543,45 @@ class FileRanker {
     return out;
   }
 
-  // The repairs of gaps [lo, hi) that keep every token (their symbols' changes for lm._native's Rescorer):
-  // (k1, w1, k2, w2).
-  py::tuple start(int64_t lo, int64_t hi) {
+  // Ranks the file: its chunks of gaps with about `rows` planned repairs each, one after another, each bounded
+  // and rescored in rounds by lm._native's rescoring (`rescoring`, its capsule) of the stream `scored` under
+  // `mixture`; finish() hands over the offsets kept.
+  void rank(const py::capsule &rescoring, const py::object &mixture, const py::object &scored, int64_t rows) {
+    if (std::strcmp(rescoring.name(), rescoring::kCapsule) != 0)
+      throw std::invalid_argument(std::string("rank: the capsule ") + rescoring::kCapsule + " expected");
+    const rescoring::Api &api = *rescoring.get_pointer<const rescoring::Api>();
+    std::unique_ptr<void, void (*)(void *)> session(api.open(mixture.ptr(), scored.ptr()), api.close);
+    if (!session) throw py::error_already_set();
+    py::gil_scoped_release unlocked;
+    std::vector<double> first, bound, delta;
+    for (const auto &[lo, hi] : chunks(rows)) {
+      Start(lo, hi);
+      const char *error = nullptr;
+      std::unique_ptr<void, void (*)(void *)> rescorer(
+          api.make(session.get(), k1_.data(), w1_.data(), k2_.data(), w2_.data(), k1_.size(), &error), api.free);
+      if (!rescorer) throw std::out_of_range(error);
+      first.resize(rows_.size());
+      bound.resize(rows_.size());
+      api.bounds(rescorer.get(), first.data(), bound.data());
+      Bound(first.data(), bound.data());
+      while (!picks_.empty()) {
+        delta.resize(picks_.size());
+        api.rescore(rescorer.get(), picks_.data(), targets_.data(), picks_.size(), delta.data());
+        Take(delta.data());
+      }
+    }
+  }
+
+  // The repairs of gaps [lo, hi) that keep every token, and their symbols' changes for the rescoring (k1_, w1_,
+  // k2_, w2_).
+  void Start(int64_t lo, int64_t hi) {
     if (lo < 0 || hi > static_cast<int64_t>(plan_.size()) || lo >= hi) throw std::out_of_range("start: bad gap range");
     const PlanTable &t = *table_;
     const size_t m = t.models_;
     rows_.clear(); gap_.clear(); offset_.clear();
-    std::vector<int64_t> k1, k2;
-    std::vector<uint32_t> w1, w2;
+    auto &k1 = k1_, &k2 = k2_;
+    auto &w1 = w1_, &w2 = w2_;
+    k1.clear(); k2.clear(); w1.clear(); w2.clear();
     size_t planned = 0;
     for (int64_t g = lo; g < hi; ++g) planned += static_cast<size_t>(t.count[plan_[g]]);
     for (auto *v : {&rows_, &gap_, &offset_, &k1, &k2}) v->reserve(planned);
@@ -575,16 +606,13 @@ class FileRanker {
         }
       }
     }
-    return py::make_tuple(to_array(k1), to_array(w1), to_array(k2), to_array(w2));
   }
 
-  // The chunk's bounds from lm._native (the changed symbols' scores, the bounds of the n-gram gains): the
-  // exact style and habit terms are added, and the first repairs to rescore are returned, with the n-gram
-  // gain each must reach (-inf: any; lm._native stops rescoring one that cannot).
-  py::tuple bound(const py::buffer &first_buffer, const py::buffer &lm_bound) {
-    View<double> F(first_buffer, "first"), B(lm_bound, "bound");
+  // The chunk's bounds from the rescoring (per repair, its changed symbol's score F and the bound of its n-gram
+  // gain B): the exact style and habit terms are added, and the first repairs to rescore are picked (picks_),
+  // with the n-gram gain each must reach (targets_; -inf: any; the rescoring stops one that cannot).
+  void Bound(const double *F, const double *B) {
     const size_t n = rows_.size();
-    if (F.size() != n || B.size() != n) throw std::invalid_argument("bound: one value per repair");
     adapt_.assign(n, 0);
     habit_.assign(n, 0);
     bound_.resize(n);
@@ -627,31 +655,23 @@ class FileRanker {
       offsets_.push_back(Offset{first_of[o], first_of[o + 1], kNone, -1});
     }
     batch_ = std::max<int64_t>(64, 4 * top_);
-    return Select();
+    Select();
   }
 
-  // The gains of the repairs `select` rescored in full (lm._native's log10 gains; -inf: it stopped short of
-  // its target); returns the next repairs to rescore and their targets (none: the chunk is done, and its
+  // The gains of the repairs picked, rescored in full (the rescoring's log10 gains; -inf: it stopped short of
+  // its target); picks the next repairs to rescore and their targets (none: the chunk is done, and its
   // offsets' best repairs are kept).
-  py::tuple take(const py::buffer &select, const py::buffer &delta) {
-    View<int64_t> S(select, "select");
-    View<double> D(delta, "delta");
-    if (S.size() != D.size()) throw std::invalid_argument("take: one gain per repair");
-    for (size_t i = 0; i < S.size(); ++i) {
-      const int64_t r = S[i];
-      if (r < 0 || static_cast<size_t>(r) >= rows_.size()) throw std::out_of_range("take: no such repair");
-      gain_[r] = Gain(r, D[i]);
-    }
+  void Take(const double *delta) {
+    for (size_t i = 0; i < picks_.size(); ++i) gain_[picks_[i]] = Gain(picks_[i], delta[i]);
     // the best so far of the offsets these repairs blame (ties: planned first); the others' stay as they were
-    for (size_t i = 0; i < S.size(); ++i) {
-      const int64_t r = S[i];
+    for (const int64_t r : picks_) {
       Offset &o = offsets_[offset_of_[r]];
       if (gain_[r] > o.best || (gain_[r] == o.best && r < o.row)) {
         o.best = gain_[r];
         o.row = r;
       }
     }
-    return Select();
+    Select();
   }
 
   // The kept offsets best first (ties: lower offset): (offsets, gains, gaps, plan rows, complete), where
@@ -724,9 +744,10 @@ class FileRanker {
   // The next repairs to rescore: per offset, its most promising one not rescored yet, if its bound can
   // still reach both the offset's best so far and what is needed; for the top K, only the most promising
   // of those, a batch that doubles each round. None left: the chunk's offsets are kept.
-  py::tuple Select() {
+  void Select() {
     const double need = Need();
-    std::vector<int64_t> picks;
+    std::vector<int64_t> &picks = picks_;
+    picks.clear();
     for (const Offset &o : offsets_) {
       for (int64_t i = o.begin; i < o.end; ++i) {
         const int64_t r = by_offset_[i];
@@ -745,13 +766,12 @@ class FileRanker {
     rescored_ += static_cast<int64_t>(picks.size());
     // each repair's target for lm._native: the n-gram gain that would bring it to what it must reach, less
     // the margin
-    std::vector<double> targets(picks.size());
+    targets_.resize(picks.size());
     for (size_t i = 0; i < picks.size(); ++i) {
       const int64_t r = picks[i];
       const double must = std::max(need, offsets_[offset_of_[r]].best);
-      targets[i] = must == kNone ? kNone : (((must - table_->edit_[rows_[r]]) - adapt_[r]) - habit_[r]) - kMargin;
+      targets_[i] = must == kNone ? kNone : (((must - table_->edit_[rows_[r]]) - adapt_[r]) - habit_[r]) - kMargin;
     }
-    return py::make_tuple(to_array(picks), to_array(targets));
   }
 
   // The chunk's offsets with their best repairs; without a top K or least, every offset (all are exact).
@@ -790,8 +810,12 @@ class FileRanker {
   const double alpha_;
   const int64_t top_;
   const double least_;
-  // the current chunk, per repair
-  std::vector<int64_t> rows_, gap_, offset_;
+  // the current chunk, per repair: its plan row, gap and offset, its symbols' changes (w1_ and w2_: one id a
+  // model)
+  std::vector<int64_t> rows_, gap_, offset_, k1_, k2_;
+  std::vector<uint32_t> w1_, w2_;
+  std::vector<int64_t> picks_;    // the repairs to rescore next, and the n-gram gain each must reach
+  std::vector<double> targets_;
   std::vector<double> bound_, gain_, adapt_, habit_;
   std::vector<int64_t> by_offset_;
   std::vector<size_t> offset_of_;   // per repair: its offset's index in offsets_
@@ -904,9 +928,7 @@ PYBIND11_MODULE(_native, m) {
            py::arg("after_comment"), py::arg("next_newline"), py::arg("observed_lm"), py::arg("cache"),
            py::arg("habits"), py::arg("alpha"), py::arg("top"), py::arg("least"))
       .def("chunks", &FileRanker::chunks, py::arg("rows"))
-      .def("start", &FileRanker::start, py::arg("lo"), py::arg("hi"))
-      .def("bound", &FileRanker::bound, py::arg("first"), py::arg("bound"))
-      .def("take", &FileRanker::take, py::arg("select"), py::arg("delta"))
+      .def("rank", &FileRanker::rank, py::arg("rescoring"), py::arg("mixture"), py::arg("scored"), py::arg("rows"))
       .def("finish", &FileRanker::finish)
       .def("counts", &FileRanker::counts);
   m.def("format_ranking", &format_ranking, py::arg("candidates"), py::arg("length"), py::arg("limit") = -1);

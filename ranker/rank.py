@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Callable
 
+from lm._native import rescoring
 from parsing.java import BOM, same_tokens, tokenize
 from parsing.schemes import Scheme
 
@@ -180,14 +181,7 @@ def rank_text(scorer: Scorer, scheme: Scheme, text: str, path: str = "", adapt: 
         least = least(len(gap_texts))
     ranker = _file_ranker(scorer, scheme, gaps, ids, n, adapt, style, alpha, top, least)
     del gaps, ids   # the ranker has its own copies
-    for lo, hi in ranker.chunks(chunk_rows):
-        edits = ranker.start(lo, hi)
-        rescorer = scorer.native.rescorer(native, *edits)
-        select, targets = ranker.bound(*rescorer.bounds())
-        while len(select):
-            delta, _ = rescorer.rescore(select, targets)
-            select, targets = ranker.take(select, delta)
-        del edits, rescorer
+    ranker.rank(rescoring, scorer.native, native, chunk_rows)
     del native   # the symbols' scores and KenLM states: the kept offsets are sorted in their memory
     offsets, gains, gaps, rows, complete = ranker.finish()
     return RankedFile(path, n, offsets, gains, gaps, rows, gap_texts, gap_starts, scorer.plans.repaired, complete)

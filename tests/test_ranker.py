@@ -395,6 +395,29 @@ def test_error_model_ranks_codrep_kinds_first(tiny_model, edits, first):
     assert ranked.offsets()[0] == answer
 
 
+@pytest.mark.parametrize("wrong, error", [
+    ("capsule", ValueError),    # another module's C interface
+    ("mixture", TypeError),     # not an lm._native Mixture
+    ("scored", TypeError),      # not the stream it scored
+])
+def test_a_file_ranker_takes_only_the_rescoring_of_lm_native(tiny_model, wrong, error):
+    """FileRanker.rank runs its rounds through lm._native's capsule: anything else is refused with an error,
+    not followed."""
+    import datetime
+    import ranker.rank as rank
+    from lm._native import rescoring
+    scorer, scheme = Scorer(LanguageModel(tiny_model)), get_scheme("kind-units")
+    text = TINY_JAVA["A.java"]
+    native, _, _, gaps, ids = rank._walked_columns(scorer, rank.walk_units(text), True)
+    ranker = rank._file_ranker(scorer, scheme, gaps, ids, len(text), True, rank.Style(), rank.CACHE_ALPHA, None, None)
+    args = {"capsule": rescoring, "mixture": scorer.native, "scored": native}
+    args[wrong] = datetime.datetime_CAPI if wrong == "capsule" else object()
+    with pytest.raises(error):
+        ranker.rank(args["capsule"], args["mixture"], args["scored"], CHUNK_ROWS)
+    ranker.rank(rescoring, scorer.native, native, CHUNK_ROWS)   # the ranker is still whole
+    assert len(ranker.finish()[0]) > 0
+
+
 @pytest.mark.slow
 def test_real_files_of_several_chunks_rank_as_in_one(tiny_model, monkeypatch):
     """Real files whose repairs are more than one chunk (CHUNK_ROWS) rank exactly as in one chunk: the full
