@@ -4,9 +4,9 @@ or a trie, with and without quantization, timed and scored on CodRep 2019 tasks.
     python -m bench.formats [--runs N] [--output DIR] MODEL.bin [MODEL.bin ...]
 
 Each MODEL must have its ARPA file beside it (`bin/build-lm --keep-arpa` leaves MODEL.arpa). From it
-`build_binary` makes the variants KenLM offers: probing (as bin/build-lm does), probing with a sparser table
-(-p 3), trie, trie with 8-bit probabilities and backoffs (-q 8 -b 8), and the same with compressed pointers
-(-a 22), into --output. For every variant, in a new process each time (the variants take turns, so that the
+`build_binary` makes the variants KenLM offers: probing as bin/build-lm makes it (-p 2), with KenLM's
+default table (-p 1.5) and a sparser one (-p 3), trie, trie with 8-bit probabilities and backoffs
+(-q 8 -b 8), and the same with compressed pointers (-a 22), into --output. For every variant, in a new process each time (the variants take turns, so that the
 machine's load hits them alike): CPU seconds of ranking every task of --tasks in one process (bin/rank's
 code, full rankings; the median of --runs), KenLM lookups per file, MRR, and whether the rankings are
 byte-identical to the same model's probing ones. Prints a Markdown table and writes it to DIR/formats.md.
@@ -25,13 +25,15 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from lm.kenlm_tools import PROBING_MULTIPLIER
 from unnatural import ROOT, cli
 
 from . import report
 
 PROG = "bench-formats"
 VARIANTS = (   # (label, build_binary arguments)
-    ("probing", ["probing"]),
+    (f"probing -p {PROBING_MULTIPLIER}", ["-p", PROBING_MULTIPLIER, "probing"]),   # as bin/build-lm makes it
+    ("probing -p 1.5", ["-p", "1.5", "probing"]),   # KenLM's default
     ("probing -p 3", ["-p", "3", "probing"]),
     ("trie", ["trie"]),
     ("trie -q 8 -b 8", ["-q", "8", "-b", "8", "trie"]),

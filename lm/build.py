@@ -92,7 +92,7 @@ def binarize(arpa: Path, output: Path, tmp: Path, keep_arpa: bool, made: dict, c
     model is left at made["partial"] for `commit_model`. Returns `made` with the sizes added."""
     from ._native import write_ceilings   # compiled; only building needs it here
     partial = tmp / f"{output.name}.partial"
-    build_binary(arpa, partial)
+    made = {**made, "build_binary": build_binary(arpa, partial)}
     ceilings_path(output).unlink(missing_ok=True)   # another model's: the new one may have none (a huge vocabulary)
     write_ceilings(str(arpa), str(ceilings_path(partial)), str(partial))
     arpa_bytes = arpa.stat().st_size
@@ -138,7 +138,8 @@ def _sign(output: Path, order: int, stats: CorpusStats, exclude, made: dict, t0:
         "files": stats.files, "tokens": stats.tokens, "skipped": stats.skipped,
         "exclude": list(exclude),
         **({"missing": list(missing)} if missing else {}),
-        "lmplz": made["lmplz"], "arpa_bytes": made["arpa_bytes"], "binary_bytes": made["binary_bytes"],
+        "lmplz": made["lmplz"], "build_binary": made["build_binary"], "arpa_bytes": made["arpa_bytes"],
+        "binary_bytes": made["binary_bytes"],
         "versions": versions("tree-sitter-python") if stats.scheme == "python" else versions(),
         "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "seconds": {"tokenize": round(t_tok - t0, 1), "lmplz": made["seconds"]["lmplz"],

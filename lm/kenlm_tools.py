@@ -116,12 +116,22 @@ class LmplzPipe:
             self.kill()
 
 
-def build_binary(arpa: Path, binary: Path) -> None:
+# The probing model's buckets per n-gram (build_binary -p; KenLM's default 1.5). A lookup stops at the first
+# order whose n-gram is missing, and a linear probe for a missing key runs on until an empty bucket: about 5
+# buckets at 1.5, 2.5 at 2. At 2 the default model is a third larger (15 MB) and ranks 4-10% faster, the most
+# when the machine's other work evicts it from the caches; at 3, no faster than at 2 (docs/speed.md, session 8).
+PROBING_MULTIPLIER = "2"
+
+
+def build_binary(arpa: Path, binary: Path) -> list[str]:
+    """A probing model of lmplz's `arpa` at `binary`; the arguments it was made with (for the signature)."""
     import subprocess
-    proc = subprocess.run([tool("build_binary"), "-s", "probing", str(arpa), str(binary)],
+    args = ["-s", "-p", PROBING_MULTIPLIER, "probing"]
+    proc = subprocess.run([tool("build_binary"), *args, str(arpa), str(binary)],
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if proc.returncode != 0:
         raise KenlmError("build_binary failed: " + _last_line(proc.stderr))
+    return args
 
 
 def _last_line(text: str) -> str:
