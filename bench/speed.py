@@ -8,8 +8,10 @@ run writes it: rankcmd.compile_bytecode) with 1 and 2 workers, files/s; the floo
 does; its loop time); the ratio
 end-to-end/floor; peak memory of the rank process tree (sum of VmRSS over the tree, polled from /proc,
 and the largest single process from wait4); time per 1000 characters, net of the fixed start-up cost
-(a `bin/rank` run on no file). Prints a Markdown table with the targets of issues 5 and 21 (PASS/FAIL) and
-writes bench.md and bench.csv into --output. No number here is asserted by a test.
+(a `bin/rank` run on no file); and, before and after the runs, how long a random memory read takes over a
+table the model's size (bench/latency.py: what the L3 cache left to the ranker, which moves its ratio to the
+floor). Prints a Markdown table with the targets of issues 5 and 21 (PASS/FAIL) and writes bench.md and
+bench.csv into --output. No number here is asserted by a test.
 """
 from __future__ import annotations
 
@@ -30,7 +32,7 @@ from lm.model import model_fields, read_signature
 from unnatural import ROOT, cli
 from unnatural.signature import signature, versions
 
-from . import report, startup
+from . import latency, report, startup
 from .rankcmd import RankCommand, RankerError, compile_bytecode, rank_command
 
 DEFAULT_MODEL = ".models/default-kind-units-o6.bin"   # ranker.cli.DEFAULT_MODEL, without importing the ranker
@@ -339,6 +341,7 @@ def main(argv=None) -> int:
     except (UsageError, RankerError, OSError) as e:
         raise cli.CommandError(e) from None
     load_before = os.getloadavg()[0]
+    reads_before = latency.measure(args.output, args.model.stat().st_size)
     if load_before > (os.cpu_count() or 1):
         print(f"{PROG}: warning: load average {load_before:.1f} on {os.cpu_count()} cores: other work is running "
               "and the timings will be slower than the ranker is", file=sys.stderr)
@@ -365,6 +368,9 @@ def main(argv=None) -> int:
              "CPU x floor CPU: over the floor loop's CPU time (on a loaded machine the wall-clock columns "
              "measure the load as much as the ranker).\n"
              + report.load_note(load_before, os.getloadavg()[0]))
+    reads = latency.note(reads_before, latency.measure(args.output, args.model.stat().st_size), args.model.stat().st_size)
+    if reads:
+        notes += "\n" + reads
     if waits:
         notes += (f"\n\nStart-up and building, with {args.startup_model.name} (wall clock from outside, each a new "
                   "process):\n\n" + startup.markdown(waits))

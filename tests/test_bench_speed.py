@@ -155,6 +155,7 @@ def test_bench_writes_reports_and_caches_task_folders(capsys, tmp_path, tiny_mod
     for waited in ("interpreter alone", "on no file", "one small file", "its first ranked file", "bin/build-lm --order 6"):
         assert waited in md
     assert "one small file, default model, end to end <= 0.1 s" in md and "default model from corpora/ <= 20 s" in md
+    assert "Random reads (bench/latency.py" in md and "over 128 MiB" in md
     sig = md.strip().splitlines()[-1]
     assert sig.startswith("bench|order:4|scheme:kind-units|") and "cores:" in sig
     folders = sorted((out / "tasks").iterdir())
@@ -164,6 +165,22 @@ def test_bench_writes_reports_and_caches_task_folders(capsys, tmp_path, tiny_mod
     code, _, err = run(capsys, *argv)
     assert code == 0, err
     assert {f: (f / "out.txt").stat().st_mtime_ns for f in folders} == stamp
+
+
+def test_latency_probe_is_built_and_reported(tmp_path):
+    from bench import latency
+    exe = latency.probe_binary(tmp_path)
+    assert exe is not None and latency.probe_binary(tmp_path) == exe   # built once
+    assert latency.read_ns(exe, 1 << 16, reads=10_000) > 0
+    line = latency.note((1.0, 2.0), (3.0, 4.0), 15 << 20)
+    assert "1 and 3 ns over 15 MiB" in line and "2 and 4 ns over 128 MiB" in line
+    assert latency.note(None, (3.0, 4.0), 15 << 20) == ""   # no compiler: no line
+
+
+def test_latency_cli_rejects_what_is_not_a_size(capsys):
+    from bench import latency
+    assert latency.main(["8", "x"]) == 2
+    assert "sizes in MiB expected" in capsys.readouterr().err
 
 
 def test_shim_reports_usage_error(tmp_path):
