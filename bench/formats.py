@@ -84,8 +84,11 @@ def measure(model: Path, tasks: Path) -> dict:
 
 
 def variants(model: Path, out: Path) -> list[tuple[str, Path]]:
-    """build_binary of MODEL's ARPA into each format (made once); (label, path) of each."""
+    """build_binary of MODEL's ARPA into each format (made once), with its word ceilings beside it as bin/build-lm
+    writes them (without them every bound is looser and more repairs are rescored); (label, path) of each."""
+    from lm._native import write_ceilings
     from lm.kenlm_tools import tool
+    from lm.model import ceilings_path
     arpa = model.with_suffix(".arpa")
     if not arpa.is_file():
         raise cli.CommandError(f"{arpa}: no ARPA file beside {model} (build it with bin/build-lm --keep-arpa)")
@@ -97,6 +100,8 @@ def variants(model: Path, out: Path) -> list[tuple[str, Path]]:
                                   text=True)
             if proc.returncode != 0:
                 raise cli.CommandError(f"build_binary {' '.join(args)}: {proc.stderr.strip().splitlines()[-1:]}")
+        if not ceilings_path(path).is_file():
+            write_ceilings(str(arpa), str(ceilings_path(path)), str(path))
         shutil.copyfile(str(model) + ".json", str(path) + ".json")   # the scheme and order it was made with
         made.append((label, path))
     return made
