@@ -41,6 +41,22 @@ def test_cache_leaves_the_observed_gap_out():
     assert [10 ** a for a in adapted] == pytest.approx([0.01 / 4, 3.01 / 4, 2.01 / 4])
 
 
+@pytest.mark.parametrize("alpha", [0.5, 1.0, 2.0])
+def test_adapted_scores_asked_again_are_the_formulas_bit_for_bit(alpha):
+    """StyleCache.adapted remembers its results for the process (keyed by score, alpha and evidence): asked
+    again, and for the same evidence with another score or alpha, each answer is still the formula's."""
+    text = "class A { void g() { f( x ); f( x ); f( x ); f(x); } }"
+    s = syms(text)
+    cache = StyleCache(symbol_ids(s))
+    gaps = [k // 2 for k in range(2, len(s) - 1, 2) if (s[k - 1], s[k + 1]) == ("(", "ID")]
+    odd, usual = gaps[-1], gaps[0]
+    for lm in (math.log10(0.01), math.log10(0.02)):
+        for _ in range(2):
+            got = cache.adapted(array("q", [odd, usual]), symbol_ids(["·s1", "·s1"]), array("d", [lm, lm]), alpha)
+            p = 10 ** lm
+            assert list(got) == [math.log10((3 + alpha * p) / (3 + alpha)), math.log10((2 + alpha * p) / (3 + alpha))]
+
+
 def wide(text, before, after, reach):
     """The wide context (`reach` tokens a side) of the first gap between token symbols `before` and `after`."""
     s = syms(text)
