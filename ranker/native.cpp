@@ -213,11 +213,6 @@ py::object wide_contexts(const py::buffer &token_hashes, int reach, int64_t pad)
   return to_array(WideContexts(reinterpret_cast<const uint64_t *>(T.data()), T.size(), reach, static_cast<uint64_t>(pad)));
 }
 
-// The style cache (ranker/cache.py): the n-gram probability p of a gap symbol becomes, level after level,
-// the Dirichlet posterior (count + alpha p) / (total + alpha): with folder adaptation, first the folder's
-// counts in each wide context (the file's own, or its near-duplicates', left out), then the file's own counts
-// in the narrow context (the token before, the token after), the gap's own observed symbol left out.
-
 // StyleCache::Adapted is a pure function of the n-gram score, alpha and the evidence (a count and a total per
 // level), and a file repeats all three (the same change in the same context, between the same two tokens), as
 // files do: its results are remembered for the process, in a direct-mapped table. (glibc's pow and log10 were
@@ -259,6 +254,10 @@ class AdaptedMemo {
   std::vector<Entry> entries_ = std::vector<Entry>(size_t{1} << kBits);
 };
 
+// The style cache (ranker/cache.py): the n-gram probability p of a gap symbol becomes, level after level,
+// the Dirichlet posterior (count + alpha p) / (total + alpha): with folder adaptation, first the folder's
+// counts in each wide context (the file's own, or its near-duplicates', left out), then the file's own counts
+// in the narrow context (the token before, the token after), the gap's own observed symbol left out.
 class StyleCache {
  public:
   // ids: the file's interned symbols, gap, token, ..., gap (2n+1); hashes: per symbol id, its text's 64-bit
@@ -594,15 +593,17 @@ class FileRanker {
     return out;
   }
 
-  // Ranks the file: its chunks of gaps with about `rows` planned repairs each, one after another, each bounded
-  // and rescored in rounds by lm._native's rescoring (`rescoring`, its capsule) of the stream `scored` under
-  // `mixture`; finish() hands over the offsets kept.
+  // Ranks the file (once): its chunks of gaps with about `rows` planned repairs each, one after another, each
+  // bounded and rescored in rounds by lm._native's rescoring (`rescoring`, its capsule) of the stream `scored`
+  // under `mixture`; finish() hands over the offsets kept.
   void rank(const py::capsule &rescoring, const py::object &mixture, const py::object &scored, int64_t rows) {
+    if (ranked_) throw std::logic_error("rank: a FileRanker ranks its file once");
     if (std::strcmp(rescoring.name(), rescoring::kCapsule) != 0)
       throw std::invalid_argument(std::string("rank: the capsule ") + rescoring::kCapsule + " expected");
     const rescoring::Api &api = *rescoring.get_pointer<const rescoring::Api>();
     std::unique_ptr<void, void (*)(void *)> session(api.open(mixture.ptr(), scored.ptr()), api.close);
     if (!session) throw py::error_already_set();
+    ranked_ = true;
     py::gil_scoped_release unlocked;
     std::vector<double> first, bound, delta;
     for (const auto &[lo, hi] : chunks(rows)) {
@@ -630,14 +631,12 @@ class FileRanker {
     const PlanTable &t = *table_;
     const size_t m = t.models_;
     rows_.clear(); gap_.clear(); offset_.clear();
-    auto &k1 = k1_, &k2 = k2_;
-    auto &w1 = w1_, &w2 = w2_;
-    k1.clear(); k2.clear(); w1.clear(); w2.clear();
+    k1_.clear(); k2_.clear(); w1_.clear(); w2_.clear();
     size_t planned = 0;
     for (int64_t g = lo; g < hi; ++g) planned += static_cast<size_t>(t.count[plan_[g]]);
-    for (auto *v : {&rows_, &gap_, &offset_, &k1, &k2}) v->reserve(planned);
-    w1.reserve(planned * m);
-    w2.reserve(planned * m);
+    for (auto *v : {&rows_, &gap_, &offset_, &k1_, &k2_}) v->reserve(planned);
+    w1_.reserve(planned * m);
+    w2_.reserve(planned * m);
     for (int64_t g = lo; g < hi; ++g) {
       const int64_t p = plan_[g];
       for (int64_t r = t.start[p]; r < t.start[p] + t.count[p]; ++r) {
@@ -649,11 +648,11 @@ class FileRanker {
         rows_.push_back(r);
         gap_.push_back(g);
         offset_.push_back(offset);
-        k1.push_back(2 * g);
-        k2.push_back(t.second_[r] ? 2 * next_newline_[g] : -1);
+        k1_.push_back(2 * g);
+        k2_.push_back(t.second_[r] ? 2 * next_newline_[g] : -1);
         for (size_t j = 0; j < m; ++j) {   // one id a model: push_back (a range insert a row was 2% of the ranking)
-          w1.push_back(t.w1_[r * m + j]);
-          w2.push_back(t.w2_[r * m + j]);
+          w1_.push_back(t.w1_[r * m + j]);
+          w2_.push_back(t.w2_[r * m + j]);
         }
       }
     }
@@ -875,7 +874,7 @@ class FileRanker {
   // the offsets kept, from every chunk so far
   std::vector<int64_t> kept_offset_, kept_gap_, kept_row_;
   std::vector<double> kept_gain_;
-  bool dropped_ = false;
+  bool dropped_ = false, ranked_ = false;
   int64_t bounded_ = 0, rescored_ = 0;
 };
 

@@ -415,6 +415,8 @@ def test_a_file_ranker_takes_only_the_rescoring_of_lm_native(tiny_model, wrong, 
     with pytest.raises(error):
         ranker.rank(args["capsule"], args["mixture"], args["scored"], CHUNK_ROWS)
     ranker.rank(rescoring, scorer.native, native, CHUNK_ROWS)   # the ranker is still whole
+    with pytest.raises(RuntimeError, match="once"):   # its offsets are kept: a second run would add them again
+        ranker.rank(rescoring, scorer.native, native, CHUNK_ROWS)
     assert len(ranker.finish()[0]) > 0
 
 
