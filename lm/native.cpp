@@ -507,6 +507,7 @@ class Rescorer {
     first_at_.assign(count, nullptr);
   }
 
+  // A rescorer of Python buffers (Mixture.rescorer and .rescore), checked for one length and one id column a model.
   static std::unique_ptr<Rescorer> FromBuffers(const Mixture &mixture, std::shared_ptr<Scored> scored,
                                                const py::buffer &k1, const py::buffer &w1, const py::buffer &k2,
                                                const py::buffer &w2) {
@@ -533,6 +534,7 @@ class Rescorer {
     return py::make_tuple(to_array(first), to_array(bound));
   }
 
+  // bounds() into `first` and `bound`, one each a repair.
   void Bounds(double *first, double *bound) {
     const size_t count = k1_.size(), m = mixture_.models();
     const Scored &s = *scored_;
@@ -810,8 +812,8 @@ py::tuple Mixture::rescore(std::shared_ptr<Scored> scored, const py::buffer &k1,
   return Rescorer::FromBuffers(*this, std::move(scored), k1, w1, k2, w2)->rescore(std::nullopt, std::nullopt);
 }
 
-// The rescoring for ranker._native (unnatural/rescoring.hh). No exception crosses into the other module: a
-// rescorer that cannot be made says why in `error`.
+// The rescoring for ranker._native (unnatural/rescoring.hh): a rescorer that cannot be made says why in `error`
+// (a C interface: only running out of memory would throw into the other module).
 struct Session {
   const Mixture *mixture;
   std::shared_ptr<Scored> scored;
