@@ -6,8 +6,9 @@ or a trie, with and without quantization, timed and scored on CodRep 2019 tasks.
 Each MODEL must have its ARPA file beside it (`bin/build-lm --keep-arpa` leaves MODEL.arpa). From it
 `build_binary` makes the variants KenLM offers: probing as bin/build-lm makes it (-p 2), with KenLM's
 default table (-p 1.5) and a sparser one (-p 3), trie, trie with 8-bit probabilities and backoffs
-(-q 8 -b 8), and the same with compressed pointers (-a 22), into --output. For every variant, in a new process each time (the variants take turns, so that the
-machine's load hits them alike): CPU seconds of ranking every task of --tasks in one process (bin/rank's
+(-q 8 -b 8), and the same with compressed pointers (-a 22), into --output, each with its word ceilings. For
+every variant, in a new process each time (the variants take turns, so that the machine's load hits them
+alike): CPU seconds of ranking every task of --tasks in one process (bin/rank's
 code, full rankings; the median of --runs), KenLM lookups per file, MRR, and whether the rankings are
 byte-identical to the same model's probing ones. Prints a Markdown table and writes it to DIR/formats.md.
 """

@@ -341,7 +341,8 @@ def main(argv=None) -> int:
     except (UsageError, RankerError, OSError) as e:
         raise cli.CommandError(e) from None
     load_before = os.getloadavg()[0]
-    reads_before = latency.measure(args.output, args.model.stat().st_size)
+    model_bytes = args.model.stat().st_size
+    reads_before = latency.measure(args.output, model_bytes)
     if load_before > (os.cpu_count() or 1):
         print(f"{PROG}: warning: load average {load_before:.1f} on {os.cpu_count()} cores: other work is running "
               "and the timings will be slower than the ranker is", file=sys.stderr)
@@ -368,7 +369,7 @@ def main(argv=None) -> int:
              "CPU x floor CPU: over the floor loop's CPU time (on a loaded machine the wall-clock columns "
              "measure the load as much as the ranker).\n"
              + report.load_note(load_before, os.getloadavg()[0]))
-    reads = latency.note(reads_before, latency.measure(args.output, args.model.stat().st_size), args.model.stat().st_size)
+    reads = latency.note(reads_before, latency.measure(args.output, model_bytes), model_bytes)
     if reads:
         notes += "\n" + reads
     if waits:

@@ -118,8 +118,8 @@ class LmplzPipe:
 
 # The probing model's buckets per n-gram (build_binary -p; KenLM's default 1.5). A lookup stops at the first
 # order whose n-gram is missing, and a linear probe for a missing key runs on until an empty bucket: about 5
-# buckets at 1.5, 2.5 at 2. At 2 the default model is a third larger (15 MB) and ranks 4-10% faster, the most
-# when the machine's other work evicts it from the caches; at 3, no faster than at 2 (docs/speed.md, session 8).
+# buckets at 1.5, 2.5 at 2. At 2 the default model is a third larger (15 MB) and ranks 3-11% faster; at 3,
+# twice as large and no faster than at 2 in paired runs (docs/speed.md, session 8).
 PROBING_MULTIPLIER = "2"
 
 
