@@ -26,14 +26,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from lm.kenlm_tools import PROBING_MULTIPLIER
+from lm.kenlm_tools import PROBING, PROBING_MULTIPLIER
 from unnatural import ROOT, cli
 
 from . import report
 
 PROG = "bench-formats"
 VARIANTS = (   # (label, build_binary arguments)
-    (f"probing -p {PROBING_MULTIPLIER}", ["-p", PROBING_MULTIPLIER, "probing"]),   # as bin/build-lm makes it
+    (f"probing -p {PROBING_MULTIPLIER}", PROBING),   # as bin/build-lm makes it
     ("probing -p 1.5", ["-p", "1.5", "probing"]),   # KenLM's default
     ("probing -p 3", ["-p", "3", "probing"]),
     ("trie", ["trie"]),
@@ -88,7 +88,7 @@ def variants(model: Path, out: Path) -> list[tuple[str, Path]]:
     """build_binary of MODEL's ARPA into each format (made once), with its word ceilings beside it as bin/build-lm
     writes them (without them every bound is looser and more repairs are rescored); (label, path) of each."""
     from lm._native import write_ceilings
-    from lm.kenlm_tools import tool
+    from lm.kenlm_tools import KenlmError, build_binary
     from lm.model import ceilings_path
     arpa = model.with_suffix(".arpa")
     if not arpa.is_file():
@@ -97,10 +97,10 @@ def variants(model: Path, out: Path) -> list[tuple[str, Path]]:
     for label, args in VARIANTS:
         path = out / f"{model.stem}-{label.replace(' ', '').replace('-', '_')}.bin"
         if not path.is_file():
-            proc = subprocess.run([tool("build_binary"), "-s", *args, str(arpa), str(path)], capture_output=True,
-                                  text=True)
-            if proc.returncode != 0:
-                raise cli.CommandError(f"build_binary {' '.join(args)}: {proc.stderr.strip().splitlines()[-1:]}")
+            try:
+                build_binary(arpa, path, args)
+            except KenlmError as e:
+                raise cli.CommandError(f"{' '.join(args)}: {e}") from None
         if not ceilings_path(path).is_file():
             write_ceilings(str(arpa), str(ceilings_path(path)), str(path))
         shutil.copyfile(str(model) + ".json", str(path) + ".json")   # the scheme and order it was made with

@@ -77,11 +77,15 @@ FAR = 128 << 20   # larger than any cache
 
 
 def measure(folder: Path, model_bytes: int) -> tuple[float, float] | None:
-    """(ns a read over the model's size, ns a read over FAR), or None without a C compiler."""
+    """(ns a read over the model's size, ns a read over FAR), or None without a C compiler or when the probe
+    fails (no memory for its table): the bench's note leaves the line out."""
     exe = probe_binary(folder)
     if exe is None:
         return None
-    return read_ns(exe, model_bytes), read_ns(exe, FAR)
+    try:
+        return read_ns(exe, model_bytes), read_ns(exe, FAR)
+    except (subprocess.CalledProcessError, OSError, ValueError, IndexError):
+        return None
 
 
 def note(before: tuple[float, float] | None, after: tuple[float, float] | None, model_bytes: int) -> str:

@@ -121,12 +121,14 @@ class LmplzPipe:
 # buckets at 1.5, 2.5 at 2. At 2 the default model is a third larger (15 MB) and ranks 3-11% faster; at 3,
 # twice as large and no faster than at 2 in paired runs (docs/speed.md, session 8).
 PROBING_MULTIPLIER = "2"
+PROBING = ["-p", PROBING_MULTIPLIER, "probing"]   # the format bin/build-lm makes
 
 
-def build_binary(arpa: Path, binary: Path) -> list[str]:
-    """A probing model of lmplz's `arpa` at `binary`; the arguments it was made with (for the signature)."""
+def build_binary(arpa: Path, binary: Path, model_format: list[str] = PROBING) -> list[str]:
+    """A binary model of lmplz's `arpa` at `binary`, in `model_format` (build_binary's arguments before the
+    files; bench/formats.py asks for the others); the arguments it was made with (for the signature)."""
     import subprocess
-    args = ["-s", "-p", PROBING_MULTIPLIER, "probing"]
+    args = ["-s", *model_format]
     proc = subprocess.run([tool("build_binary"), *args, str(arpa), str(binary)],
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if proc.returncode != 0:

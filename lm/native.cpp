@@ -29,7 +29,6 @@
 #include <limits>
 #include <map>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -573,36 +572,22 @@ class Rescorer {
     }
   }
 
-  // (log10 gain, log10 score of the changed symbol) of the repairs `select` (indices; None: all of them).
-  // With `targets` (one per repair, log10; -inf: none), a repair whose gain so far plus the bound of the rest
-  // falls below its target is not rescored further: its gain is -inf then.
-  py::tuple rescore(const std::optional<py::buffer> &select, const std::optional<py::buffer> &targets) {
-    std::vector<int64_t> rows;
-    if (select) {
-      View<int64_t> S(*select, "select");
-      rows.assign(S.data(), S.data() + S.size());
-      for (int64_t r : rows)
-        if (r < 0 || static_cast<size_t>(r) >= k1_.size()) throw std::out_of_range("rescore: select out of range");
-    } else {
-      rows.resize(k1_.size());
-      for (size_t r = 0; r < rows.size(); ++r) rows[r] = static_cast<int64_t>(r);
-    }
-    std::vector<double> target(rows.size(), -kInfinity);
-    if (targets) {
-      View<double> T(*targets, "targets");
-      if (T.size() != rows.size()) throw std::invalid_argument("rescore: one target per repair");
-      target.assign(T.data(), T.data() + T.size());
-    }
-    std::vector<double> delta(rows.size()), first(rows.size());
+  // (log10 gain, log10 score of the changed symbol) of every repair, rescored in full.
+  py::tuple rescore() {
+    const size_t count = k1_.size();
+    std::vector<int64_t> rows(count);
+    for (size_t r = 0; r < count; ++r) rows[r] = static_cast<int64_t>(r);
+    std::vector<double> target(count, -kInfinity), delta(count), first(count);
     {
       py::gil_scoped_release unlocked;
-      Rescore(rows.data(), target.data(), rows.size(), delta.data(), first.data());
+      Rescore(rows.data(), target.data(), count, delta.data(), first.data());
     }
     return py::make_tuple(to_array(delta), to_array(first));
   }
 
-  // rescore() of `count` repairs `rows` with their targets: their gains to `delta`, their changed symbols' scores
-  // to `first` (when given).
+  // The gains of `count` repairs `rows` to `delta`, their changed symbols' scores to `first` (when given). A
+  // repair whose gain so far plus the bound of the rest falls below its target (log10; -inf: none) is not
+  // rescored further: its gain is -inf then (and its score NaN).
   void Rescore(const int64_t *rows, const double *target, size_t count, double *delta, double *first) {
     const size_t m = mixture_.models();
     for (size_t i = 0; i < count; ++i) {
@@ -809,7 +794,7 @@ class Rescorer {
 
 py::tuple Mixture::rescore(std::shared_ptr<Scored> scored, const py::buffer &k1, const py::buffer &w1,
                            const py::buffer &k2, const py::buffer &w2) const {
-  return Rescorer::FromBuffers(*this, std::move(scored), k1, w1, k2, w2)->rescore(std::nullopt, std::nullopt);
+  return Rescorer::FromBuffers(*this, std::move(scored), k1, w1, k2, w2)->rescore();
 }
 
 // The rescoring for ranker._native (unnatural/rescoring.hh): a rescorer that cannot be made says why in `error`
@@ -983,5 +968,5 @@ PYBIND11_MODULE(_native, m) {
   py::class_<Rescorer>(m, "Rescorer")
       .def("__len__", &Rescorer::size)
       .def("bounds", &Rescorer::bounds)
-      .def("rescore", &Rescorer::rescore, py::arg("select") = py::none(), py::arg("targets") = py::none());
+      .def("rescore", &Rescorer::rescore);
 }

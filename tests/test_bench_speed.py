@@ -177,6 +177,14 @@ def test_latency_probe_is_built_and_reported(tmp_path):
     assert latency.note(None, (3.0, 4.0), 15 << 20) == ""   # no compiler: no line
 
 
+def test_a_failing_latency_probe_leaves_the_line_out(tmp_path, monkeypatch):
+    from bench import latency
+    def fails(exe, size, reads=latency.READS):
+        raise subprocess.CalledProcessError(1, [str(exe)])
+    monkeypatch.setattr(latency, "read_ns", fails)
+    assert latency.measure(tmp_path, 1 << 20) is None
+
+
 def test_latency_cli_rejects_what_is_not_a_size(capsys):
     from bench import latency
     assert latency.main(["8", "x"]) == 2

@@ -36,6 +36,12 @@ _LENGTH = 8   # bytes of a message's length, before its pickle
 _CLAIM = 4    # bytes of a claim: the index of its first item (little-endian)
 
 
+def _widen(fd: int) -> None:
+    """Room for 1 MB in the pipe `fd` writes to, where the system allows it (Linux), else its own size."""
+    with contextlib.suppress(OSError, AttributeError):
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, 1 << 20)
+
+
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
@@ -72,8 +78,7 @@ class _Claims:
         self.count = count
         self.fd, send = os.pipe()
         try:
-            with contextlib.suppress(OSError, AttributeError):   # Linux: up to 1 MB, 262,144 claims
-                fcntl.fcntl(send, fcntl.F_SETPIPE_SZ, 1 << 20)
+            _widen(send)   # Linux: 262,144 claims
             try:
                 room = fcntl.fcntl(send, fcntl.F_GETPIPE_SZ)
             except (OSError, AttributeError):
@@ -118,9 +123,8 @@ def ordered_map(fn: Callable[[T], R], items: Iterable[T], workers: int, parent: 
     try:
         for w in range(1 if parent else 0, workers):   # with `parent`, this process is worker 0
             recv, send = os.pipe()
-            if parent:   # room for a worker's results while the parent maps one of its own (Linux: up to 1 MB)
-                with contextlib.suppress(OSError, AttributeError):
-                    fcntl.fcntl(send, fcntl.F_SETPIPE_SZ, 1 << 20)
+            if parent:   # room for a worker's results while the parent maps one of its own
+                _widen(send)
             pid = os.fork()
             if pid == 0:   # the worker: never returns
                 _work(fn, items, claims, recv, send)
