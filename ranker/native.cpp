@@ -175,11 +175,6 @@ class Counts {
   size_t n_ = 0;
 };
 
-// Per context level: counts of (context, gap symbol) pairs and of contexts.
-struct Level {
-  Counts pairs, contexts;
-};
-
 // A folder's counts in one wide context level (ranker/cache.py), as one file uses them: each gap's wide
 // context (a hash of the tokens around it in the high 40 bits, the low 24 zero), each gap's context total, and
 // the (context, symbol) counts of the contexts the file has, all with the excluded counts taken off (a small
@@ -278,14 +273,18 @@ class StyleCache {
       contexts[i] = before << kSymbolBits | after;
       pairs[i] = contexts[i] << kSymbolBits | gap_ids_[i];
     }
-    narrow_ = contexts;
-    own_ = Level{Counts(std::move(pairs)), Counts(std::move(contexts))};
-    // each gap's narrow context looked up once (Evidence is asked for every repair of the gap)
+    narrow_ = std::move(contexts);
+    own_ = Counts(std::move(pairs));
+    // each gap's narrow context looked up once (Evidence is asked for every repair of the gap): its pairs' rows,
+    // and their counts' sum, how often the context occurs (the pairs sort by context first)
     narrow_total_.resize(gaps);
     narrow_pairs_.resize(gaps);
     for (size_t i = 0; i < gaps; ++i) {
-      narrow_total_[i] = own_.contexts.get(narrow_[i]);
-      narrow_pairs_[i] = own_.pairs.span(narrow_[i] << kSymbolBits, narrow_[i] << kSymbolBits | kSymbolMask);
+      const auto span = own_.span(narrow_[i] << kSymbolBits, narrow_[i] << kSymbolBits | kSymbolMask);
+      narrow_pairs_[i] = span;
+      int64_t total = 0;
+      for (size_t r = span.first; r < span.second; ++r) total += own_.count(r);
+      narrow_total_[i] = total;
     }
     if (!folder) return;
     if (reaches.size() + 1 > AdaptedMemo::kLevels) throw std::invalid_argument("StyleCache: too many reaches");
@@ -353,8 +352,8 @@ class StyleCache {
     const int64_t key = narrow_[gap] << kSymbolBits | symbol;
     int64_t count = 0;
     for (size_t r = narrow_pairs_[gap].first; r < narrow_pairs_[gap].second; ++r)
-      if (own_.pairs.key(r) == key) {
-        count = own_.pairs.count(r);
+      if (own_.key(r) == key) {
+        count = own_.count(r);
         break;
       }
     level(count - static_cast<int64_t>(gap_ids_[gap] == symbol), narrow_total_[gap] - 1);
@@ -424,7 +423,7 @@ class StyleCache {
   std::vector<int64_t> gap_ids_, narrow_;   // per gap
   std::vector<int64_t> narrow_total_;       // per gap: how often its narrow context occurs in the file
   std::vector<std::pair<size_t, size_t>> narrow_pairs_;   // per gap: own_.pairs' rows of its narrow context
-  Level own_;
+  Counts own_;   // the file's (narrow context, gap symbol) pairs
   std::vector<WideLevel> wide_;
   std::shared_ptr<View<int64_t>> hashes_;
 };
