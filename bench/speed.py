@@ -5,7 +5,7 @@ files of about 1, 4, 16 and 64 KB (cached under --output): end-to-end wall time 
 (interpreter start and model loading included; the ranker's Python bytecode written first, as a user's first
 run writes it: rankcmd.compile_bytecode) with 1 and 2 workers, files/s; the floor for the same files
 (`python -m bench.floor`: read, parse with tree-sitter-java and walk every leaf in C, as the ranker's tokenizer
-does; its loop time); the ratio
+does; its loop time), the floor and the rankings taken in turn --repeats times (medians reported); the ratio
 end-to-end/floor; peak memory of the rank process tree (sum of VmRSS over the tree, polled from /proc,
 and the largest single process from wait4); time per 1000 characters, net of the fixed start-up cost
 (a `bin/rank` run on no file); and, before and after the runs, how long a random memory read takes over a
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -87,6 +88,9 @@ def parser() -> cli.ArgumentParser:
                         "1000 tasks of 1K (the most there are), 512 of 4K, 128 of 16K, 50 of 64K (the fewest))")
     p.add_argument("--per-size", type=int, default=None, help="tasks per size class instead (for quick runs)")
     p.add_argument("--workers", default="1,2", help="worker counts to time (default 1,2)")
+    p.add_argument("--repeats", type=int, default=3,
+                   help="runs of the floor and of each ranking per set, taken in turn; the table has their medians "
+                        "(default 3)")
     p.add_argument("--seed", type=int, default=0, help="bin/make-tasks seed (default 0)")
     p.add_argument("--ranker", default=None, metavar="REV",
                    help="time the code of git revision REV (a snapshot under .cache/snapshots/) instead of the "
@@ -221,10 +225,11 @@ class Row:
     proc_peak_mib: float
 
 
-def measure(ranker: RankCommand, model: Path, sets: list[tuple[str, Path]], workers: list[int], progress: bool
-            ) -> tuple[list[Row], dict[int, float]]:
-    """Every (set, workers) measurement, and the start-up cost (rank on no file) per worker count."""
-    bar = tqdm(total=len(workers) * (len(sets) + 1) + len(sets), unit="run", desc="bench",
+def measure(ranker: RankCommand, model: Path, sets: list[tuple[str, Path]], workers: list[int], progress: bool,
+            repeats: int = 1) -> tuple[list[Row], dict[int, float]]:
+    """Every (set, workers) measurement (medians of `repeats` runs), and the start-up cost (rank on no file)
+    per worker count."""
+    bar = tqdm(total=len(workers) + repeats * len(sets) * (len(workers) + 1), unit="run", desc="bench",
                disable=not progress, file=sys.stderr)
     startup: dict[int, float] = {}
     with tempfile.TemporaryDirectory() as empty:
@@ -236,18 +241,28 @@ def measure(ranker: RankCommand, model: Path, sets: list[tuple[str, Path]], work
             bar.update()
     rows = []
     for name, folder in sets:
-        bar.set_postfix_str(f"floor {name}")
-        n, chars, floor_s, floor_cpu = floor_seconds(folder)
-        bar.update()
-        for w in workers:
-            bar.set_postfix_str(f"{name}, {w} workers")
-            run = timed_run(rank_args(ranker, model, w, folder), env=ranker.env)
-            net = max(run.seconds - startup[w], 0.0)
-            rows.append(Row(name, n, chars, w, run.seconds, n / run.seconds, floor_s, run.seconds / floor_s,
-                            run.cpu_seconds, run.cpu_seconds / max(floor_cpu, 1e-9),
-                            1000 * 1000 * net / max(chars, 1), run.tree_peak_kib / 1024,
-                            run.proc_peak_kib / 1024))
+        # the floor and the rankings taken in turn, `repeats` times: each figure is the median of its runs (a
+        # moment of load on the shared machine moves one run, and a ratio of two single runs twice)
+        floors, runs = [], {w: [] for w in workers}
+        for i in range(repeats):
+            bar.set_postfix_str(f"floor {name} ({i + 1}/{repeats})")
+            n, chars, floor_s, floor_cpu = floor_seconds(folder)
+            floors.append((floor_s, floor_cpu))
             bar.update()
+            for w in workers:
+                bar.set_postfix_str(f"{name}, {w} workers ({i + 1}/{repeats})")
+                runs[w].append(timed_run(rank_args(ranker, model, w, folder), env=ranker.env))
+                bar.update()
+        floor_s = statistics.median(f for f, _ in floors)
+        floor_cpu = statistics.median(c for _, c in floors)
+        for w in workers:
+            seconds = statistics.median(r.seconds for r in runs[w])
+            cpu = statistics.median(r.cpu_seconds for r in runs[w])
+            net = max(seconds - startup[w], 0.0)
+            rows.append(Row(name, n, chars, w, seconds, n / seconds, floor_s, seconds / floor_s, cpu,
+                            cpu / max(floor_cpu, 1e-9), 1000 * 1000 * net / max(chars, 1),
+                            max(r.tree_peak_kib for r in runs[w]) / 1024,
+                            max(r.proc_peak_kib for r in runs[w]) / 1024))
     bar.close()
     return rows, startup
 
@@ -318,6 +333,8 @@ def main(argv=None) -> int:
             raise UsageError(f"--workers {args.workers}: worker counts must be at least 1")
         if args.per_size is not None and args.per_size < 1:
             raise UsageError(f"--per-size {args.per_size}: must be at least 1")
+        if args.repeats < 1:
+            raise UsageError(f"--repeats {args.repeats}: must be at least 1")
         if args.startup_runs < 0 or args.build_runs < 0:
             raise UsageError("--startup-runs and --build-runs: must be at least 0")
         chars_per_size = parse_size(args.chars_per_size)
@@ -347,7 +364,7 @@ def main(argv=None) -> int:
         print(f"{PROG}: warning: load average {load_before:.1f} on {os.cpu_count()} cores: other work is running "
               "and the timings will be slower than the ranker is", file=sys.stderr)
     try:
-        rows, fixed = measure(ranker, args.model, sets, workers, not args.quiet)
+        rows, fixed = measure(ranker, args.model, sets, workers, not args.quiet, args.repeats)
         waits, one_file, build, same = [], None, None, False
         if args.startup_runs:
             waits, _ = startup.measure_startup(ranker, args.startup_model, args.validation, args.startup_runs)
@@ -362,7 +379,9 @@ def main(argv=None) -> int:
                      + [f"| {t} | {m} | {s} |" for t, m, s in
                         targets(rows, validation) + startup.targets(one_file, build)])
     start = ", ".join(f"{w} workers {s:.2f} s" for w, s in fixed.items())
-    notes = (f"Start-up (bin/rank on no file, best of 3; subtracted for the net ms/1000 chars): {start}; the "
+    notes = (f"Every set: the floor and each ranking run {args.repeats} times, taking turns; each figure is the median "
+             "of its runs (peak memory: the largest).\n"
+             f"Start-up (bin/rank on no file, best of 3; subtracted for the net ms/1000 chars): {start}; the "
              "ranker's Python bytecode written before any run, as a user's first run writes it.\n"
              "Floor: `python -m bench.floor` loop time (read, tree-sitter parse and leaf walk in C, the ranker's "
              "own), one process. CPU s: user and system time of `bin/rank` and its workers, start-up included; "

@@ -112,6 +112,7 @@ def run(capsys, *argv):
     (["--workers", "a,b"], "--workers a,b"),
     (["--per-size", "0"], "--per-size 0"),
     (["--sizes", "big"], "'big'"),
+    (["--repeats", "0"], "--repeats 0"),
 ])
 def test_bad_arguments_exit_2(capsys, tmp_path, validation, jdk_zip, extra, message):
     model = tmp_path / "model.bin"
@@ -138,7 +139,7 @@ def test_bench_writes_reports_and_caches_task_folders(capsys, tmp_path, tiny_mod
     out = tmp_path / "out"
     argv = ["--model", str(tiny_model), "--validation", str(validation), "--jdk", str(jdk_zip), "--sizes",
             "400,1600", "--per-size", "2", "--output", str(out), "--quiet", "--startup-model", str(tiny_model),
-            "--startup-runs", "2", "--corpus", str(tiny_corpus), "--build-runs", "1"]
+            "--startup-runs", "2", "--corpus", str(tiny_corpus), "--build-runs", "1", "--repeats", "2"]
     code, stdout, err = run(capsys, *argv)
     assert code == 0, err
     md = (out / "bench.md").read_text()
@@ -156,6 +157,7 @@ def test_bench_writes_reports_and_caches_task_folders(capsys, tmp_path, tiny_mod
         assert waited in md
     assert "one small file, default model, end to end <= 0.1 s" in md and "default model from corpora/ <= 20 s" in md
     assert "Random reads (bench/latency.py" in md and "over 128 MiB" in md
+    assert "run 2 times, taking turns" in md
     sig = md.strip().splitlines()[-1]
     assert sig.startswith("bench|order:4|scheme:kind-units|") and "cores:" in sig
     folders = sorted((out / "tasks").iterdir())
