@@ -422,7 +422,7 @@ class StyleCache {
 
   std::vector<int64_t> gap_ids_, narrow_;   // per gap
   std::vector<int64_t> narrow_total_;       // per gap: how often its narrow context occurs in the file
-  std::vector<std::pair<size_t, size_t>> narrow_pairs_;   // per gap: own_.pairs' rows of its narrow context
+  std::vector<std::pair<size_t, size_t>> narrow_pairs_;   // per gap: own_'s rows of its narrow context
   Counts own_;   // the file's (narrow context, gap symbol) pairs
   std::vector<WideLevel> wide_;
   std::shared_ptr<View<int64_t>> hashes_;
