@@ -31,7 +31,8 @@ from formats.files import InputError
 from formats.sources import SourceError, iter_raw, shape_of
 from evaluation.codrep2019 import parse_predictions, score_rankings
 from lm.corpus import write_corpus
-from lm.kenlm_tools import KenlmError, build_binary, lmplz
+from lm.build import binary_model, put_ceilings
+from lm.kenlm_tools import KenlmError, lmplz
 from lm.model import LOG2_10, MAX_ORDER, LanguageModel, read_signature, signature_path
 from parsing.schemes import SCHEMES, UnknownScheme, get_scheme
 from unnatural import ROOT, cli
@@ -157,9 +158,10 @@ def _lmplz_child(corpus: str, arpa: str, binary: str, order: int, tmp: str, conn
         args = lmplz(Path(corpus), Path(arpa), order, Path(tmp))
         t1 = time.time()
         lmplz_rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss   # KiB on Linux
-        build_binary(Path(arpa), Path(binary))
+        binary_model(Path(arpa), Path(binary))   # with its word ceilings, as bin/build-lm makes it
         conn.send({"lmplz": args, "lmplz_seconds": round(t1 - t0, 2),
-                   "build_binary_seconds": round(time.time() - t1, 2), "lmplz_peak_kib": lmplz_rss})
+                   "build_binary_seconds": round(time.time() - t1, 2),   # and its ceilings
+                   "lmplz_peak_kib": lmplz_rss})
     except Exception as e:   # noqa: BLE001 - reported in the parent
         conn.send({"error": f"{type(e).__name__}: {e}"})
     finally:
@@ -176,7 +178,8 @@ def ensure_model(corpus: Path, meta: dict, order: int, models: Path) -> tuple[Pa
     out = model_path(models, key, scheme, order)
     if out.exists():
         sig = read_signature(out)
-        if sig.get("corpus_key") == key and sig.get("order") == order and sig.get("scheme") == scheme:
+        if (sig.get("corpus_key") == key and sig.get("order") == order and sig.get("scheme") == scheme
+                and sig.get("ceilings")):   # (built before its ceilings were: built again)
             return out, sig, True
     models.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="compare-", dir=models) as tmp:
@@ -194,10 +197,11 @@ def ensure_model(corpus: Path, meta: dict, order: int, models: Path) -> tuple[Pa
         if "error" in result:
             raise KenlmError(f"order {order}, scheme {scheme}: {result['error']}")
         arpa_bytes = arpa.stat().st_size
+        put_ceilings(partial, out)
         partial.replace(out)
     sig = {"order": order, "scheme": scheme, "corpus_key": key, "sources": meta["sources"],
            "files": meta["files"], "tokens": meta["tokens"], "skipped": meta["skipped"],
-           "exclude": meta["exclude"], "lmplz": result["lmplz"], "arpa_bytes": arpa_bytes,
+           "exclude": meta["exclude"], "lmplz": result["lmplz"], "ceilings": True, "arpa_bytes": arpa_bytes,
            "binary_bytes": out.stat().st_size, "lmplz_peak_kib": result["lmplz_peak_kib"],
            "versions": versions(), "built_at": time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime()),
            "seconds": {"lmplz": result["lmplz_seconds"], "build_binary": result["build_binary_seconds"]}}

@@ -87,8 +87,8 @@ def measure(model: Path, tasks: Path) -> dict:
 def variants(model: Path, out: Path) -> list[tuple[str, Path]]:
     """build_binary of MODEL's ARPA into each format (made once), with its word ceilings beside it as bin/build-lm
     writes them (without them every bound is looser and more repairs are rescored); (label, path) of each."""
-    from lm._native import write_ceilings
-    from lm.kenlm_tools import KenlmError, build_binary
+    from lm.build import binary_model
+    from lm.kenlm_tools import KenlmError
     from lm.model import ceilings_path
     arpa = model.with_suffix(".arpa")
     if not arpa.is_file():
@@ -96,13 +96,11 @@ def variants(model: Path, out: Path) -> list[tuple[str, Path]]:
     made = []
     for label, args in VARIANTS:
         path = out / f"{model.stem}-{label.replace(' ', '').replace('-', '_')}.bin"
-        if not path.is_file():
+        if not (path.is_file() and ceilings_path(path).is_file()):
             try:
-                build_binary(arpa, path, args)
+                binary_model(arpa, path, args)
             except KenlmError as e:
                 raise cli.CommandError(f"{' '.join(args)}: {e}") from None
-        if not ceilings_path(path).is_file():
-            write_ceilings(str(arpa), str(ceilings_path(path)), str(path))
         shutil.copyfile(str(model) + ".json", str(path) + ".json")   # the scheme and order it was made with
         made.append((label, path))
     return made

@@ -25,7 +25,7 @@ from unnatural import ROOT, cli
 from unnatural.signature import versions
 
 from .corpus import CorpusStats, write_corpus
-from .kenlm_tools import LmplzPipe, build_binary, check_memory, lmplz, memory_for
+from .kenlm_tools import PROBING, LmplzPipe, build_binary, check_memory, lmplz, memory_for
 from .model import MAX_ORDER, ceilings_path, signature_path
 
 # JDK modules held out of the default model, so that `make demo` and the detection development sets
@@ -86,15 +86,22 @@ def estimate(corpora: list[Path], output: Path, order: int, tmp: Path, keep_arpa
                     commit)
 
 
-def binarize(arpa: Path, output: Path, tmp: Path, keep_arpa: bool, made: dict, commit: bool = True) -> dict:
-    """build_binary of lmplz's `arpa` into `output`, replaced atomically, with its word ceilings beside it (the
-    ranker's bounds: lm/native.cpp's write_ceilings, about 0.2 s for the default model); without `commit`, the
-    model is left at made["partial"] for `commit_model`. Returns `made` with the sizes added."""
+def binary_model(arpa: Path, binary: Path, model_format: list[str] = PROBING) -> list[str]:
+    """build_binary of lmplz's `arpa` at `binary` in `model_format`, with its word ceilings beside it (the ranker's
+    bounds: lm/native.cpp's write_ceilings, about 0.2 s for the default model; without them every bound is
+    looser and more repairs are rescored); the build_binary arguments (for the signature)."""
     from ._native import write_ceilings   # compiled; only building needs it here
+    args = build_binary(arpa, binary, model_format)
+    write_ceilings(str(arpa), str(ceilings_path(binary)), str(binary))
+    return args
+
+
+def binarize(arpa: Path, output: Path, tmp: Path, keep_arpa: bool, made: dict, commit: bool = True) -> dict:
+    """binary_model of lmplz's `arpa` into `output`, replaced atomically with its ceilings; without `commit`, the
+    model is left at made["partial"] for `commit_model`. Returns `made` with the sizes added."""
     partial = tmp / f"{output.name}.partial"
-    made = {**made, "build_binary": build_binary(arpa, partial)}
+    made = {**made, "build_binary": binary_model(arpa, partial)}
     ceilings_path(output).unlink(missing_ok=True)   # another model's: the new one may have none (a huge vocabulary)
-    write_ceilings(str(arpa), str(ceilings_path(partial)), str(partial))
     arpa_bytes = arpa.stat().st_size
     if keep_arpa:
         arpa.replace(output.with_suffix(".arpa"))
@@ -103,7 +110,7 @@ def binarize(arpa: Path, output: Path, tmp: Path, keep_arpa: bool, made: dict, c
     made = {**made, "arpa_bytes": arpa_bytes, "binary_bytes": partial.stat().st_size}
     if commit:
         with cli.deferred_interrupts():
-            _put_ceilings(partial, output)
+            put_ceilings(partial, output)
             partial.replace(output)
     else:
         made["partial"] = partial
@@ -117,13 +124,13 @@ def commit_model(partial: Path, output: Path, signature: dict) -> None:
     tmp = sig.with_name(sig.name + ".partial")
     tmp.write_text(json.dumps(signature, indent=2) + "\n")
     with cli.deferred_interrupts():
-        _put_ceilings(partial, output)
+        put_ceilings(partial, output)
         partial.replace(output)
         tmp.replace(sig)
 
 
-def _put_ceilings(partial: Path, output: Path) -> None:
-    """The ceilings binarize wrote beside the partial model, beside the model."""
+def put_ceilings(partial: Path, output: Path) -> None:
+    """The ceilings binary_model wrote beside the partial model, beside the model (before the model moves)."""
     if ceilings_path(partial).exists():
         ceilings_path(partial).replace(ceilings_path(output))
 

@@ -108,6 +108,8 @@ def test_reports_written_and_models_reused(capsys, tmp_path, tiny_corpus, eval_d
     built = {p: p.stat().st_mtime_ns for p in models.glob("*.bin")}
     corpora = {p: p.stat().st_mtime_ns for p in cache.glob("*.txt")}
     assert len(built) == 4 and len(corpora) == 2
+    from lm.model import ceilings_path   # each model bounds its repairs as bin/build-lm's models do
+    assert all(ceilings_path(p).is_file() for p in built)
 
     code, _, err = run(capsys, *argv)
     assert code == 0, err
