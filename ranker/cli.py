@@ -27,7 +27,7 @@ from unnatural.signature import signature
 from .explain import explain_json, explain_lines
 from .learn import METHODS, LearnConfig, Learned, learn
 from .learn import WEIGHT as LEARNED_WEIGHT
-from .rank import BACKGROUND_WEIGHT, Style, explained_findings, rank_text
+from .rank import BACKGROUND_WEIGHT, UNWALKED, Style, explained_findings, rank_text, walk_text
 from .repairs import DEFAULT_EDITS, EDITS
 from .score import Scorer
 
@@ -63,6 +63,12 @@ class RankConfig:
 
 
 _worker: dict = {}   # per process: config, scheme, what was learned; set before forking
+# Files ranked as one batch: read and parsed (walk_text) one after another, then ranked one after another.
+# tree-sitter's parse and the ranking evict each other's tables from the CPU's caches, so alternating them file
+# by file cost 11% more CPU on CodRep 2019 validation, 6-8% on 4 KB and 5% on 16 KB JDK files (docs/speed.md,
+# session 10). At most this many characters a batch (about 700 KB of CodRep lines: under the 1 MB a worker's
+# pipe holds), so that a batch's walks and results stay small.
+BATCH_CHARS = 64 * 1024
 
 
 def parser() -> cli.ArgumentParser:
@@ -142,16 +148,58 @@ def _rank_one(path: str):
     return rank_source(text, path, cfg, learned.scorer(path), _worker["scheme"], learned.style(path))
 
 
-def rank_source(text: str, path: str, cfg: RankConfig, scorer: Scorer, scheme, style: Style = Style()):
+def _rank_batch(paths: list[str]) -> list[tuple[str | None, str | None]]:
+    """`_rank_one` of each path, the files read and walked first, all of them, then ranked (BATCH_CHARS)."""
+    cfg: RankConfig = _worker["cfg"]
+    learned: Learned = _worker["learned"]
+    scheme = _worker["scheme"]
+    read = []
+    for path in paths:
+        try:
+            text = read_source(path, cfg.max_bytes)
+        except InputError as e:
+            read.append((path, None, str(e)))
+            continue
+        read.append((path, text, walk_text(scheme, text, learned.style(path))))
+    return [(None, walked) if text is None else
+            rank_source(text, path, cfg, learned.scorer(path), scheme, learned.style(path), walked)
+            for path, text, walked in read]
+
+
+def _batches(files: list[str], workers: int) -> list[list[str]]:
+    """The files in batches for _rank_batch: at most BATCH_CHARS each (by the size on disk), smaller at the end
+    (unnatural.parallel.batches)."""
+    from unnatural.parallel import batches
+    sizes = []
+    for f in files:
+        try:
+            sizes.append(os.stat(f).st_size)
+        except OSError:   # said when it is read
+            sizes.append(0)
+    return [files[b.start:b.stop] for b in batches(sizes, workers, BATCH_CHARS)]
+
+
+def _flat(results):
+    """The results of each batch, in order (a stop stops the batches' map too)."""
+    try:
+        for batch in results:
+            yield from batch
+    finally:
+        if hasattr(results, "close"):
+            results.close()
+
+
+def rank_source(text: str, path: str, cfg: RankConfig, scorer: Scorer, scheme, style: Style = Style(),
+                walked=UNWALKED):
     """bin/rank's work on one file's text (formats.files.decode's): (its output, the CodRep line or the
-    --explain findings; a note about it, or None)."""
+    --explain findings; a note about it, or None). `walked`: the text's walk_text, when made already."""
     note = f"{path}: starts with a UTF-8 BOM; offsets count it as character 1" if text.startswith("\ufeff") else None
     adapt = cfg.adapt != "none"
     if cfg.explain:   # only the best offsets are ranked, as far as the findings need
         fmt = explain_json if cfg.json else explain_lines
-        explained = explained_findings(scorer, scheme, text, path, cfg.top or 3, adapt, style)
+        explained = explained_findings(scorer, scheme, text, path, cfg.top or 3, adapt, style, walked)
         return "\n".join(fmt(path, text, explained)), note
-    return rank_text(scorer, scheme, text, path, adapt, style, top=cfg.top).line(cfg.top), note
+    return rank_text(scorer, scheme, text, path, adapt, style, top=cfg.top, walked=walked).line(cfg.top), note
 
 
 @cli.command(COMMAND)
@@ -206,12 +254,14 @@ def main(argv=None) -> int:
         results = _on_cluster(files, args.cluster, cfg, learned.styles)
     else:
         _worker.update(cfg=cfg, scheme=scheme, learned=learned)
-        if args.workers <= 1 or len(files) <= 1:   # one file (an editor, a hook): no worker to fork
+        if len(files) <= 1:   # one file (an editor, a hook): no batch, no worker to fork
             results = map(_rank_one, files)
+        elif args.workers <= 1:
+            results = _flat(map(_rank_batch, _batches(files, 1)))
         else:
             from unnatural.parallel import ordered_map
             # forked after loading: the workers share the model's pages
-            results = ordered_map(_rank_one, files, args.workers, parent=True)
+            results = _flat(ordered_map(_rank_batch, _batches(files, args.workers), args.workers, parent=True))
     try:
         for line, note in results:
             if note:

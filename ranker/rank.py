@@ -155,23 +155,37 @@ CHUNK_ROWS = 1 << 12
 PLAN_GAPS = 1 << 16      # gaps whose plans are looked up at once (the lookup keys are Python tuples)
 
 
+UNWALKED = object()   # rank_text's `walked` when the caller has not walked the text: rank_text walks it
+
+
+def walk_text(scheme: Scheme, text: str, style: Style = Style()) -> Walked | None:
+    """The C++ walk rank_text makes of `text` (its BOM left out), or None where rank_text tokenizes in Python:
+    made ahead of ranking, for a batch of files (ranker/cli.py's _rank_batch)."""
+    body = text[1:] if text.startswith(BOM) else text
+    return walk_units(body, parsed=style.parsed) if body and covers(scheme) else None
+
+
 def rank_text(scorer: Scorer, scheme: Scheme, text: str, path: str = "", adapt: bool = True,
               style: Style = Style(), alpha: float = CACHE_ALPHA, chunk_rows: int = CHUNK_ROWS,
-              top: int | None = None, least: float | Callable[[int], float] | None = None) -> RankedFile:
+              top: int | None = None, least: float | Callable[[int], float] | None = None,
+              walked: Walked | None | object = UNWALKED) -> RankedFile:
     """Score every plausible repair; each offset keeps its best repair (ties: the first planned); the
     offsets best first (ties: lower offset). With `top`, only the K best offsets are sure to be there
     (exactly as in the full ranking), with `least` only those whose gain reaches it: the other repairs are
     not rescored in full, and the RankedFile is not `complete` (`least` may be a function of the file's
     number of gaps, asked once it is tokenized: bin/check's least scores depend on a file's length). The
     repairs are scored `chunk_rows` at a time (whole gaps): the offsets a gap blames are its own, so each
-    chunk picks its offsets' best repairs on its own."""
+    chunk picks its offsets' best repairs on its own. `walked`: `walk_text` of this text, when the caller made
+    it."""
     if text.startswith(BOM):   # ranked without it (nothing to repair there), offsets counting it
-        return rank_text(scorer, scheme, text[1:], path, adapt, style, alpha, chunk_rows, top, least).after_bom()
+        return rank_text(scorer, scheme, text[1:], path, adapt, style, alpha, chunk_rows, top, least,
+                         walked).after_bom()
     n = len(text)
     if not text:
         none = array("q")
         return RankedFile(path, 0, none, array("d"), none, none, ("",), array("q", [0]), [], True)
-    walked = walk_units(text, parsed=style.parsed) if covers(scheme) else None
+    if walked is UNWALKED:
+        walked = walk_units(text, parsed=style.parsed) if covers(scheme) else None
     if walked is not None:
         native, gap_texts, gap_starts, gaps, ids = _walked_columns(scorer, walked, adapt)
         del walked
@@ -188,12 +202,14 @@ def rank_text(scorer: Scorer, scheme: Scheme, text: str, path: str = "", adapt: 
 
 
 def top_findings(scorer: Scorer, scheme: Scheme, text: str, path: str, top: int, adapt: bool = True,
-                 style: Style = Style()) -> list[Finding]:
+                 style: Style = Style(), walked: Walked | None | object = UNWALKED) -> list[Finding]:
     """The `top` best findings whose repairs keep the tokens (RankedFile.exact_findings), ranking only the
     best offsets, and further when too many of those fail the check."""
     k = top
+    if walked is UNWALKED:   # walked once, whatever the number of rankings
+        walked = walk_text(scheme, text, style)
     while True:
-        ranked = rank_text(scorer, scheme, text, path, adapt, style, top=k)
+        ranked = rank_text(scorer, scheme, text, path, adapt, style, top=k, walked=walked)
         found = ranked.exact_findings(text, top)
         if len(found) >= top or ranked.complete:
             return found
@@ -238,10 +254,10 @@ def background(findings: list[Finding]) -> float:
 
 
 def explained_findings(scorer: Scorer, scheme: Scheme, text: str, path: str, top: int, adapt: bool = True,
-                       style: Style = Style()) -> Explained:
+                       style: Style = Style(), walked: Walked | None | object = UNWALKED) -> Explained:
     """The `top` best findings (top_findings) and the file's background, read from its
     BACKGROUND_POOL best whatever `top` is (a file's scores do not depend on how many are printed)."""
-    pool = top_findings(scorer, scheme, text, path, max(top, BACKGROUND_POOL), adapt, style)
+    pool = top_findings(scorer, scheme, text, path, max(top, BACKGROUND_POOL), adapt, style, walked)
     return Explained(pool[:top], background(pool[:BACKGROUND_POOL]))
 
 

@@ -267,6 +267,60 @@ def test_rank_output_is_the_same_for_any_worker_count(tmp_path, tiny_model):
     assert one[1] == two[1] and one[1].count("\n") == 3 and "out.txt" not in one[1]
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_rank_output_is_the_same_in_batches_of_any_size(tmp_path, tiny_model, monkeypatch, workers):
+    """Files read and walked a batch at a time, then ranked (ranker/cli.py's _rank_batch): the same lines and
+    warnings, in the same order, as one file at a time, bad files among them."""
+    import ranker.cli
+    tmp_path = tmp_path / "inputs"
+    tmp_path.mkdir()
+    for i, text in enumerate(TINY_JAVA.values()):
+        for j in range(4):
+            (tmp_path / f"f{i}{j}.java").write_text(text.replace(" = ", " " * (j + 1) + "= ", 1))
+    (tmp_path / "f05.java").write_bytes("class Å {}".encode("latin-1"))
+    (tmp_path / "f06.java").write_bytes(b"\xef\xbb\xbfclass A {}\n")
+    (tmp_path / "f07.java").write_text("")
+    argv = ["--model", str(tiny_model), "--workers", workers, str(tmp_path)]
+    monkeypatch.setattr(ranker.cli, "_batches", lambda files, workers: [[f] for f in files])
+    one = run_rank(argv)
+    batched = []
+    for chars in (1, 200, 10**6):   # one file a batch, a few, all
+        monkeypatch.undo()
+        monkeypatch.setattr(ranker.cli, "BATCH_CHARS", chars)
+        batched.append(run_rank(argv))
+    assert one[0] == 1 and one[1].count("\n") == 14 and "f05.java: not UTF-8" in one[2]
+    assert all(b == one for b in batched)
+    explain = [run_rank(["--explain", "--top", "2", *argv])]
+    monkeypatch.setattr(ranker.cli, "BATCH_CHARS", 1)
+    explain.append(run_rank(["--explain", "--top", "2", *argv]))
+    assert explain[0] == explain[1] and explain[0][1].count("\n") >= 12
+
+
+@pytest.mark.parametrize("sizes, workers, most", [
+    ([], 2, 10), ([5], 2, 1), ([1] * 100, 2, 10), ([1] * 100, 1, 10), ([3, 40, 2, 2, 2, 50, 1], 2, 8),
+    ([10] * 1000, 4, 1000), ([0, 0, 0], 2, 10),
+])
+def test_batches_cover_every_item_once_in_order_and_shrink_at_the_end(sizes, workers, most):
+    _check_batches(sizes, workers, most)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 5000), max_size=200), st.integers(1, 8), st.integers(1, 20000))
+def test_batches_property(sizes, workers, most):
+    _check_batches(sizes, workers, most)
+
+
+def _check_batches(sizes, workers, most):
+    from unnatural.parallel import batches
+    out = batches(sizes, workers, most)
+    assert [i for b in out for i in b] == list(range(len(sizes)))
+    assert all(len(b) == 1 or sum(sizes[i] for i in b) <= most for b in out)
+    # guided: a batch of several is at most a (2 x workers)-th of what is left from it on
+    size = [sum(sizes[i] for i in b) for b in out]
+    assert all(len(b) == 1 or size[k] <= max(1, sum(size[k:]) // (2 * workers)) for k, b in enumerate(out))
+
+
 _PARENT = os.getpid()   # pytest's process: ordered_map's parent; forked workers have other ids
 
 

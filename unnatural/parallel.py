@@ -20,7 +20,7 @@ import pickle
 import select
 import signal
 from collections import deque
-from typing import Callable, Iterable, Iterator, TypeVar
+from typing import Callable, Iterable, Iterator, Sequence, TypeVar
 
 from unnatural import cli
 
@@ -40,6 +40,25 @@ def _widen(fd: int) -> None:
     """Room for 1 MB in the pipe `fd` writes to, where the system allows it (Linux), else its own size."""
     with contextlib.suppress(OSError, AttributeError):
         fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, 1 << 20)
+
+
+def batches(sizes: Sequence[int], workers: int, most: int) -> list[range]:
+    """The items (of these sizes) in consecutive batches of at most `most` in all (at least one item each),
+    and, toward the end, at most a (2 x workers)-th of what is left: the last ones are small, so that the
+    processes that take them in turn end together (guided scheduling)."""
+    total = sum(sizes)
+    out: list[range] = []
+    start = 0
+    while start < len(sizes):
+        room = max(1, min(most, total // (2 * max(1, workers))))
+        end, size = start + 1, sizes[start]
+        while end < len(sizes) and size + sizes[end] <= room:
+            size += sizes[end]
+            end += 1
+        out.append(range(start, end))
+        total -= size
+        start = end
+    return out
 
 
 def _write_all(fd: int, data: bytes) -> None:
