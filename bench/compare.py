@@ -28,7 +28,7 @@ from tqdm import tqdm
 
 from formats.codrep2019 import ANSWERS_FILE, read_answers
 from formats.files import InputError
-from formats.sources import SourceError, iter_raw, shape_of
+from formats.sources import SourceError, iter_entries, shape_of
 from evaluation.codrep2019 import parse_predictions, score_rankings
 from lm.corpus import write_corpus
 from lm.build import binary_model, put_ceilings
@@ -135,7 +135,7 @@ def ensure_corpus(sources: list[str], scheme: str, exclude: tuple[str, ...], cac
         return text, meta
     t0 = time.time()
     partial = cache / f"{key}.txt.partial"
-    files = (raw for s in sources for raw in iter_raw(s, exclude))
+    files = (entry for s in sources for entry in iter_entries(s, exclude))   # listed: the workers read them
     stats = write_corpus(files, scheme, partial, workers, progress, sources=sources)
     if stats.files == 0:
         partial.unlink(missing_ok=True)

@@ -197,24 +197,49 @@ def _archive(path: Path, src: str, exclude, suffixes=(".java",), max_bytes: int 
             yield SourceEntry(src, f"{path}!{info.filename}", "archive", str(path), info.file_size, info.filename)
 
 
-def read_entries(entries: Iterable[SourceEntry]) -> Iterator[RawFile]:
-    """The listed files read, in order; an archive stays open while its members follow one another."""
+class Archives:
+    """Open archives by path, for a process that reads members of the same ones run after run (opening the
+    JDK's src.zip reads its directory of 14,000 members: 77 ms): `read_entries(..., archives)`; close() them."""
+
+    def __init__(self):
+        self._open: dict = {}   # path -> zipfile.ZipFile
+
+    def get(self, path: str):
+        import zipfile
+        if path not in self._open:
+            self._open[path] = zipfile.ZipFile(path)
+        return self._open[path]
+
+    def close(self) -> None:
+        for archive in self._open.values():
+            archive.close()
+        self._open.clear()
+
+
+def read_entries(entries: Iterable[SourceEntry | RawFile], archives: Archives | None = None) -> Iterator[RawFile]:
+    """The listed files read, in order (a RawFile, read already, as it is); an archive stays open while its
+    members follow one another, or in `archives`, when given, until it is closed."""
     import zipfile
     archive: tuple[str, zipfile.ZipFile] | None = None
     try:
         for e in entries:
-            if e.error is not None:
+            if isinstance(e, RawFile):
+                yield e
+            elif e.error is not None:
                 yield RawFile(e.source, e.name, b"", e.shape, e.error)
             elif e.data is not None:
                 yield RawFile(e.source, e.name, e.data, e.shape)
             elif e.member is not None:
                 try:
-                    if archive is None or archive[0] != e.path:
-                        if archive is not None:
-                            archive[1].close()
-                            archive = None
-                        archive = (e.path, zipfile.ZipFile(e.path))
-                    data = archive[1].read(e.member)
+                    if archives is not None:
+                        data = archives.get(e.path).read(e.member)
+                    else:
+                        if archive is None or archive[0] != e.path:
+                            if archive is not None:
+                                archive[1].close()
+                                archive = None
+                            archive = (e.path, zipfile.ZipFile(e.path))
+                        data = archive[1].read(e.member)
                 except (zipfile.BadZipFile, OSError, KeyError) as err:
                     yield RawFile(e.source, e.name, b"", e.shape, f"cannot read ({err})")
                     continue

@@ -18,7 +18,7 @@ from typing import Iterable
 
 from tqdm import tqdm
 
-from formats.sources import RawFile, iter_raw
+from formats.sources import RawFile, iter_entries
 from parsing.languages import get_language
 from parsing.schemes import DEFAULT_SCHEME, get_scheme
 from unnatural import ROOT, cli
@@ -173,8 +173,8 @@ def build(cfg: BuildConfig, progress: bool = True) -> dict:
                                                          max_bytes=cfg.max_bytes)
             else:
                 suffixes = get_language(get_scheme(cfg.scheme).language).suffixes   # .java, or .py for `python`
-                files = chain.from_iterable(iter_raw(s, cfg.exclude, suffixes=suffixes, max_bytes=cfg.max_bytes)
-                                            for s in cfg.sources)
+                files = chain.from_iterable(iter_entries(s, cfg.exclude, suffixes=suffixes, max_bytes=cfg.max_bytes)
+                                            for s in cfg.sources)   # listed: the workers read them
                 stats = write_corpus(files, cfg.scheme, lmplz_in, cfg.workers, progress, sources=cfg.sources)
             if stats.files == 0:
                 raise EmptyCorpus("empty corpus: no source file could be read from " + ", ".join(cfg.sources))

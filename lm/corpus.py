@@ -16,7 +16,7 @@ from typing import BinaryIO, Iterable, Iterator, Sequence
 from tqdm import tqdm
 
 from formats.files import InputError, decode
-from formats.sources import RawFile
+from formats.sources import Archives, RawFile, SourceEntry, read_entries
 from parsing.schemes import Scheme, get_scheme
 from parsing.units import covers, interned, walk_units
 from unnatural import cli
@@ -145,61 +145,68 @@ def digest(data: bytes) -> bytes:
     return hashlib.sha1(data).digest()
 
 
-def distinct(files: Iterable[RawFile], scheme: str, folds: int = 1, sources: Sequence[str] = ()) -> Distinct:
-    """The distinct readable `files` in order (see `Distinct.offer`)."""
-    out = Distinct.of(scheme, folds, sources)
-    for raw in files:
-        out.offer(raw, raw.source, raw.name, raw.error, None if raw.error else digest(raw.data))
+BATCH = 32        # files a worker reads and encodes per message
+_job: dict = {}   # what the forked workers encode: set before forking, so the listing is shared
+DUPLICATE = "duplicate"   # a file the worker that read it had read already (not encoded again)
+
+
+def _read_batch(span: tuple[int, int]) -> list[tuple[bytes | None, str | None, bytes | None, int | str]]:
+    """Per listed file of the span, read here: (its content hash, or None with why it cannot be read; its line
+    and token count, as `encode`: or (None, DUPLICATE) when this process read the same content before)."""
+    files, scheme, seen, archives = _job["files"], _job["scheme"], _job["seen"], _job["archives"]
+    out = []
+    for raw in read_entries(files[span[0]:span[1]], archives):
+        if raw.error:
+            out.append((None, raw.error, None, 0))
+            continue
+        sha1 = digest(raw.data)
+        if sha1 in seen:   # a process takes its files in order: an earlier copy, which Distinct keeps instead
+            out.append((sha1, None, None, DUPLICATE))
+            continue
+        seen.add(sha1)
+        out.append((sha1, None, *encode(raw.data, raw.name, scheme)))
     return out
 
 
-BATCH = 32        # files a worker encodes per message
-_job: dict = {}   # what the forked workers encode: set before forking, so the file contents are shared
-
-
-def _encode_batch(span: tuple[int, int]) -> list[tuple[bytes | None, int | str]]:
-    files, scheme = _job["files"], _job["scheme"]
-    return [encode(raw.data, raw.name, scheme) for raw in files[span[0]:span[1]]]
-
-
-def encoded(files: Sequence[RawFile], scheme: str, workers: int | None = None
-            ) -> Iterator[tuple[bytes | None, int | str]]:
-    """`encode` of every file, in order, by `workers` forked processes (batches of BATCH files taken in
-    turn; the processes share the parent's copy of the files)."""
-    sch = get_scheme(scheme)
-    workers = min(workers or os.cpu_count() or 1, -(-len(files) // BATCH))
-    if workers <= 1:
-        for raw in files:
-            yield encode(raw.data, raw.name, sch)
-        return
-    _job.update(files=files, scheme=sch)
+def read_and_encoded(files: Sequence[SourceEntry | RawFile], scheme: str, workers: int | None = None
+                     ) -> Iterator[tuple[bytes | None, str | None, bytes | None, int | str]]:
+    """`_read_batch` of every file, in order, by `workers` forked processes, each reading the files it takes
+    (batches of BATCH, taken in turn): the reading, the archives' decompression included, is spread over the
+    cores and overlaps the tokenizing, instead of the whole corpus read before any file is tokenized (the
+    JDK's src.zip: 1.4 s). Identical files are all read, and encoded unless a process read one before."""
+    _job.update(files=files, scheme=get_scheme(scheme), seen=set(), archives=Archives())
     try:
         spans = [(i, min(i + BATCH, len(files))) for i in range(0, len(files), BATCH)]
-        for batch in ordered_map(_encode_batch, spans, workers):
+        workers = min(workers or os.cpu_count() or 1, len(spans))
+        batches = map(_read_batch, spans) if workers <= 1 else ordered_map(_read_batch, spans, workers)
+        for batch in batches:
             yield from batch
     finally:
+        _job["archives"].close()
         _job.clear()
 
 
-def write_corpus(files: Iterable[RawFile], scheme: str, outs: Path | BinaryIO | Sequence[Path],
+def write_corpus(files: Iterable[SourceEntry | RawFile], scheme: str, outs: Path | BinaryIO | Sequence[Path],
                  workers: int | None = None, progress: bool = True, sources: Sequence[str] = ()) -> CorpusStats:
-    """Tokenize the distinct `files` (in parallel, in order) into `outs`: one path or binary stream (such
-    as lmplz's standard input), or one path per fold. `sources`: the SOURCE arguments, so that one holding
-    no file is reported too."""
+    """Tokenize the distinct `files` (listed, as formats.sources.iter_entries lists them, or read already) in
+    parallel, in order, into `outs`: one path or binary stream (such as lmplz's standard input), or one path per
+    fold. `sources`: the SOURCE arguments, so that one holding no file is reported too."""
     get_scheme(scheme)  # fail before reading anything
     outs = [outs] if isinstance(outs, (str, Path)) or hasattr(outs, "write") else list(outs)
-    kept = distinct(files, scheme, len(outs), sources)
-    bar = tqdm(total=len(kept.files), unit="file", desc="tokenizing", disable=not progress, file=sys.stderr)
+    listed = list(files)
+    kept = Distinct.of(scheme, len(outs), sources)
+    bar = tqdm(total=len(listed), unit="file", desc="tokenizing", disable=not progress, file=sys.stderr)
     with ExitStack() as stack:
         stack.callback(bar.close)
         stack.push(_clear_on_failure(bar))
         sinks = [out if hasattr(out, "write") else stack.enter_context(open(out, "wb")) for out in outs]
         # in file order, so the corpus (and the model) is the same for any worker count
-        for index, result in enumerate(encoded(kept.files, scheme, workers)):
+        for file, (sha1, error, line, count) in zip(listed, read_and_encoded(listed, scheme, workers)):
             bar.update()
-            line = kept.add(index, result)
-            if line is not None:
-                sinks[kept.owners[index][1]].write(line)
+            if kept.offer(file, file.source, file.name, error, sha1):
+                line = kept.add(len(kept.files) - 1, (line, count))
+                if line is not None:
+                    sinks[kept.owners[-1][1]].write(line)
     return kept.stats
 
 

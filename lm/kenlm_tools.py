@@ -13,7 +13,11 @@ TOOLS = ROOT / ".tools" / "kenlm" / "bin"
 # pipeline. Below it, memory_for() sizes it from the corpus: lmplz takes all of -S whatever the corpus (a
 # one-file corpus took 1 GB), and sorts on disk (-T) what does not fit.
 DEFAULT_MEMORY = os.environ.get("UNNATURAL_LMPLZ_MEMORY", "6G")
-MEMORY_PER_BYTE = 40        # sorting every n-gram order in memory took about that much per corpus byte
+# -S per byte of the sources: the JDK (208 MB by sources_bytes) needs about 50 MB, and the same ARPA file comes
+# out at -S 100M as at 6G (docs/scale.md). A larger -S is not free: lmplz sets up its counting table for all of it
+# before it reads, and while the tokens streamed into it waited: the default model took 21.1 s at 6G, 17.0 at
+# 2G and 1G (docs/speed.md, session 10). 4 gives the JDK 794 MB, CodRep 2018's four data sets 1.9 GB.
+MEMORY_PER_BYTE = 4
 MIN_MEMORY = 64 * 2**20     # lmplz's vocabulary hash alone takes 24 MiB
 _SIZE = re.compile(r"\d+(\.\d+)?[bkKMGT%]?")
 

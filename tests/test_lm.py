@@ -141,6 +141,35 @@ def test_corpus_is_the_same_for_any_worker_count(tmp_path):
     assert texts[0] == texts[1] == texts[2] and texts[0].count(b"\n") == len(files) - 2
 
 
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_listed_files_are_read_by_the_workers_into_the_same_corpus(tmp_path, workers):
+    """write_corpus of files listed, not read (iter_entries): each process reads the files it takes, archive
+    members too, and the corpus and its counts are those of the files read first (iter_raw), copies across
+    processes included."""
+    import zipfile
+    from formats.sources import iter_entries
+    from lm import corpus as corpus_module
+    d = tmp_path / "src"
+    d.mkdir()
+    n = 3 * corpus_module.BATCH + 5
+    def text(k: int) -> str:
+        return TINY_JAVA["ABC"[k % 3] + ".java"] + "//" + str(k) + "\n"
+    with zipfile.ZipFile(d / "a.zip", "w") as z:
+        for i in range(n):
+            z.writestr(f"p/F{i:03d}.java", text(i % 50))
+        z.writestr("p/bad.java", b"\xff")
+    for i in range(n):   # the same contents again, in a folder: copies taken by other processes
+        (d / f"G{i:03d}.java").write_text(text(i % 60))
+    (d / "dangling.java").symlink_to(tmp_path / "nowhere.java")
+    read, listed = tmp_path / "read.txt", tmp_path / "listed.txt"
+    a = write_corpus(iter_raw(str(d)), "kind-units", read, workers=1, progress=False, sources=[str(d)])
+    b = write_corpus(iter_entries(str(d)), "kind-units", listed, workers=workers, progress=False, sources=[str(d)])
+    assert read.read_bytes() == listed.read_bytes()
+    assert [vars(s) for s in a.sources] == [vars(s) for s in b.sources]
+    (s,) = b.sources
+    assert (s.files, s.duplicates, s.skipped) == (60, 2 * n - 60, 2)
+
+
 @pytest.mark.parametrize("sources, keep, held", [
     (["corpora"], False, True),
     (["corpora", "other"], False, True),       # corpora/ beside another source: still held out
