@@ -4,6 +4,7 @@ import csv
 import subprocess
 import sys
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -157,7 +158,7 @@ def test_bench_writes_reports_and_caches_task_folders(capsys, tmp_path, tiny_mod
         assert waited in md
     assert "one small file, default model, end to end <= 0.1 s" in md and "default model from corpora/ <= 20 s" in md
     assert "Random reads (bench/latency.py" in md and "over 128 MiB" in md
-    assert "run 2 times, taking turns" in md
+    assert "run 2 times, all taking turns, round after round" in md
     sig = md.strip().splitlines()[-1]
     assert sig.startswith("bench|order:4|scheme:kind-units|") and "cores:" in sig
     folders = sorted((out / "tasks").iterdir())
@@ -167,6 +168,25 @@ def test_bench_writes_reports_and_caches_task_folders(capsys, tmp_path, tiny_mod
     code, _, err = run(capsys, *argv)
     assert code == 0, err
     assert {f: (f / "out.txt").stat().st_mtime_ns for f in folders} == stamp
+
+
+def test_sets_are_timed_in_turns_round_after_round(monkeypatch):
+    """A set's runs spread over the bench's minutes, as every other set's: the 64K and 4K sets, whose costs per
+    character are compared, see the same machine (one set after the other, its speed had moved by 30%)."""
+    from bench import speed
+    calls = []
+    monkeypatch.setattr(speed, "floor_seconds", lambda folder: calls.append(("floor", folder.name)) or (2, 10, 1.0, 1.0))
+
+    monkeypatch.setattr(speed, "timed_run", lambda args, env=None: calls.append(("rank", args[-1])) or speed.Run(1, 1, 1, 1, 0))
+
+    class Ranker:
+        env = None
+        def args(self, *a):
+            return list(a)
+    rows, _ = speed.measure(Ranker(), Path("m.bin"), [("a", Path("/x/a")), ("b", Path("/x/b"))], [1], False, 3)
+    order = [name for kind, name in calls if kind == "floor"]
+    assert order == ["a", "b", "a", "b", "a", "b"]
+    assert [(r.set, r.workers, r.files) for r in rows] == [("a", 1, 2), ("b", 1, 2)]
 
 
 def test_latency_probe_is_built_and_reported(tmp_path):
