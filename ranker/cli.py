@@ -69,6 +69,7 @@ _worker: dict = {}   # per process: config, scheme, what was learned; set before
 # session 10). At most this many characters a batch (about 700 KB of CodRep lines: under the 1 MB a worker's
 # pipe holds), so that a batch's walks and results stay small.
 BATCH_CHARS = 64 * 1024
+FIRST_BATCH_CHARS = 4 * 1024   # the first batches grow from this, so that the first lines come out soon
 
 
 def parser() -> cli.ArgumentParser:
@@ -167,8 +168,8 @@ def _rank_batch(paths: list[str]) -> list[tuple[str | None, str | None]]:
 
 
 def _batches(files: list[str], workers: int) -> list[list[str]]:
-    """The files in batches for _rank_batch: at most BATCH_CHARS each (by the size on disk), smaller at the end
-    (unnatural.parallel.batches)."""
+    """The files in batches for _rank_batch: at most BATCH_CHARS each (by the size on disk), smaller at the start
+    and at the end (unnatural.parallel.batches)."""
     from unnatural.parallel import batches
     sizes = []
     for f in files:
@@ -176,7 +177,7 @@ def _batches(files: list[str], workers: int) -> list[list[str]]:
             sizes.append(os.stat(f).st_size)
         except OSError:   # said when it is read
             sizes.append(0)
-    return [files[b.start:b.stop] for b in batches(sizes, workers, BATCH_CHARS)]
+    return [files[b.start:b.stop] for b in batches(sizes, workers, BATCH_CHARS, FIRST_BATCH_CHARS)]
 
 
 def _flat(results):

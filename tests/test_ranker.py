@@ -306,14 +306,22 @@ def test_batches_cover_every_item_once_in_order_and_shrink_at_the_end(sizes, wor
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.integers(0, 5000), max_size=200), st.integers(1, 8), st.integers(1, 20000))
-def test_batches_property(sizes, workers, most):
-    _check_batches(sizes, workers, most)
+@given(st.lists(st.integers(0, 5000), max_size=200), st.integers(1, 8), st.integers(1, 20000),
+       st.none() | st.integers(1, 5000))
+def test_batches_property(sizes, workers, most, first):
+    _check_batches(sizes, workers, most, first)
 
 
-def _check_batches(sizes, workers, most):
+def test_first_batches_grow():
     from unnatural.parallel import batches
-    out = batches(sizes, workers, most)
+    assert [len(b) for b in batches([1] * 100, 1, 16, first=1)][:6] == [1, 2, 4, 8, 16, 16]
+
+
+def _check_batches(sizes, workers, most, first=None):
+    from unnatural.parallel import batches
+    out = batches(sizes, workers, most, first)
+    if first is not None:   # the k-th batch of several holds at most first x 2^k
+        assert all(len(b) == 1 or sum(sizes[i] for i in b) <= first << k for k, b in enumerate(out))
     assert [i for b in out for i in b] == list(range(len(sizes)))
     assert all(len(b) == 1 or sum(sizes[i] for i in b) <= most for b in out)
     # guided: a batch of several is at most a (2 x workers)-th of what is left from it on

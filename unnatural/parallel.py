@@ -42,15 +42,18 @@ def _widen(fd: int) -> None:
         fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, 1 << 20)
 
 
-def batches(sizes: Sequence[int], workers: int, most: int) -> list[range]:
+def batches(sizes: Sequence[int], workers: int, most: int, first: int | None = None) -> list[range]:
     """The items (of these sizes) in consecutive batches of at most `most` in all (at least one item each),
     and, toward the end, at most a (2 x workers)-th of what is left: the last ones are small, so that the
-    processes that take them in turn end together (guided scheduling)."""
+    processes that take them in turn end together (guided scheduling). With `first`, the first batches are
+    small too, from `first` doubling up to `most`, so that the first results come soon."""
     total = sum(sizes)
     out: list[range] = []
     start = 0
     while start < len(sizes):
         room = max(1, min(most, total // (2 * max(1, workers))))
+        if first is not None:
+            room = max(1, min(room, first << min(len(out), 62)))
         end, size = start + 1, sizes[start]
         while end < len(sizes) and size + sizes[end] <= room:
             size += sizes[end]
