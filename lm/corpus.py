@@ -1,7 +1,7 @@
 """Corpus files -> KenLM training text: one line per distinct file, its symbols separated by spaces.
 
-Identical files are read once. With several outputs (folds), each distinct file goes to the fold its content
-hash picks (`fold_of`), so a file and its copies are always in the same fold.
+Identical files go in once (the first, in file order). With several outputs (folds), each distinct file goes to
+the fold its content hash picks (`fold_of`), so a file and its copies are always in the same fold.
 """
 from __future__ import annotations
 

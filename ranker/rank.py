@@ -185,7 +185,7 @@ def rank_text(scorer: Scorer, scheme: Scheme, text: str, path: str = "", adapt: 
         none = array("q")
         return RankedFile(path, 0, none, array("d"), none, none, ("",), array("q", [0]), [], True)
     if walked is UNWALKED:
-        walked = walk_units(text, parsed=style.parsed) if covers(scheme) else None
+        walked = walk_text(scheme, text, style)
     if walked is not None:
         native, gap_texts, gap_starts, gaps, ids = _walked_columns(scorer, walked, adapt)
         del walked
