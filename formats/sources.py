@@ -198,29 +198,33 @@ def _archive(path: Path, src: str, exclude, suffixes=(".java",), max_bytes: int 
 
 
 class Archives:
-    """Open archives by path, for a process that reads members of the same ones run after run (opening the
-    JDK's src.zip reads its directory of 14,000 members: 77 ms): `read_entries(..., archives)`; close() them."""
+    """The archive read last, kept open until another is asked for or close(): `read_entries` keeps one while its
+    members follow one another, and a process that reads runs of the same archive's members keeps one across the
+    runs (opening the JDK's src.zip reads its directory of 14,000 members: 77 ms)."""
 
     def __init__(self):
-        self._open: dict = {}   # path -> zipfile.ZipFile
+        self._path: str | None = None
+        self._open = None   # zipfile.ZipFile
 
     def get(self, path: str):
         import zipfile
-        if path not in self._open:
-            self._open[path] = zipfile.ZipFile(path)
-        return self._open[path]
+        if path != self._path:
+            self.close()
+            self._open, self._path = zipfile.ZipFile(path), path
+        return self._open
 
     def close(self) -> None:
-        for archive in self._open.values():
-            archive.close()
-        self._open.clear()
+        if self._open is not None:
+            self._open.close()
+        self._open = self._path = None
 
 
 def read_entries(entries: Iterable[SourceEntry | RawFile], archives: Archives | None = None) -> Iterator[RawFile]:
     """The listed files read, in order (a RawFile, read already, as it is); an archive stays open while its
-    members follow one another, or in `archives`, when given, until it is closed."""
+    members follow one another, and after, in `archives` when given (the caller closes it)."""
     import zipfile
-    archive: tuple[str, zipfile.ZipFile] | None = None
+    own = archives is None
+    archives = Archives() if own else archives
     try:
         for e in entries:
             if isinstance(e, RawFile):
@@ -231,15 +235,7 @@ def read_entries(entries: Iterable[SourceEntry | RawFile], archives: Archives | 
                 yield RawFile(e.source, e.name, e.data, e.shape)
             elif e.member is not None:
                 try:
-                    if archives is not None:
-                        data = archives.get(e.path).read(e.member)
-                    else:
-                        if archive is None or archive[0] != e.path:
-                            if archive is not None:
-                                archive[1].close()
-                                archive = None
-                            archive = (e.path, zipfile.ZipFile(e.path))
-                        data = archive[1].read(e.member)
+                    data = archives.get(e.path).read(e.member)
                 except (zipfile.BadZipFile, OSError, KeyError) as err:
                     yield RawFile(e.source, e.name, b"", e.shape, f"cannot read ({err})")
                     continue
@@ -253,8 +249,8 @@ def read_entries(entries: Iterable[SourceEntry | RawFile], archives: Archives | 
                 yield RawFile(e.source, e.name, codrep2018.task_body(data) if e.shape == "codrep2018" else data,
                               e.shape)
     finally:
-        if archive is not None:
-            archive[1].close()
+        if own:
+            archives.close()
 
 
 def _excluded(name: str, patterns) -> bool:

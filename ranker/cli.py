@@ -154,17 +154,18 @@ def _rank_batch(paths: list[str]) -> list[tuple[str | None, str | None]]:
     cfg: RankConfig = _worker["cfg"]
     learned: Learned = _worker["learned"]
     scheme = _worker["scheme"]
-    read = []   # (path, text, its walk, why it cannot be read)
+    read = []   # (path, text, its style, its walk, why it cannot be read)
     for path in paths:
         try:
             text = read_source(path, cfg.max_bytes)
         except InputError as e:   # said in its turn, as _rank_one says it
-            read.append((path, None, None, str(e)))
+            read.append((path, None, None, None, str(e)))
             continue
-        read.append((path, text, walk_text(scheme, text, learned.style(path)), None))
+        style = learned.style(path)   # (with --adapt folder, made per file: once)
+        read.append((path, text, style, walk_text(scheme, text, style), None))
     return [(None, error) if text is None else
-            rank_source(text, path, cfg, learned.scorer(path), scheme, learned.style(path), walked)
-            for path, text, walked, error in read]
+            rank_source(text, path, cfg, learned.scorer(path), scheme, style, walked)
+            for path, text, style, walked, error in read]
 
 
 def _batches(files: list[str], workers: int) -> list[list[str]]:
