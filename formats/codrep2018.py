@@ -7,9 +7,9 @@ last line rather than starting another), so line k of `Task.lines` is answer k o
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
 
 from .files import InputError, normalize_path, read_text, sort_key, task_number
 

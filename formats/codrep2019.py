@@ -16,12 +16,10 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
-import tempfile
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Iterable
 
 from parsing.java import tokenize
 
@@ -216,6 +214,8 @@ def write_task_folder(out: Path, tasks: list[MadeTask], clean: list[tuple[str, s
     message) and, for (name, text) `clean` files, `clean/N.java` and `clean.jsonl` (per file: source,
     project). Everything goes into a temporary folder beside `out`, renamed at the end: a failure leaves
     nothing half-written, and `force` replaces an existing folder only then."""
+    import shutil   # here: bin/rank's start-up reads task folders, never writes them
+    import tempfile
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise TaskFolderError(f"{out}: exists and is not a folder")

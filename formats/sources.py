@@ -15,9 +15,9 @@ from __future__ import annotations
 import fnmatch
 import os
 import stat
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
 
 from . import codrep2018, codrep2019
 from .files import InputError, normalize_path, sort_key, too_large

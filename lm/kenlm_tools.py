@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 from pathlib import Path
 
 from unnatural import ROOT
@@ -45,6 +44,7 @@ class KenlmError(RuntimeError):
 
 
 def tool(name: str) -> str:
+    import shutil   # here: bin/rank, which imports this module for its errors, never runs the tools
     for candidate in (TOOLS / name, shutil.which(name)):
         if candidate and Path(candidate).exists():
             return str(candidate)

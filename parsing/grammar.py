@@ -2,10 +2,25 @@
 lists the leaves with some kinds taken whole. One per language (parsing.java, parsing.python)."""
 from __future__ import annotations
 
+import importlib.machinery
+import importlib.util
+import sys
+from collections.abc import Callable
 from functools import cache, cached_property
-from typing import Callable
 
-import tree_sitter
+
+def grammar_language(package: str) -> Callable[[], object]:
+    """A tree-sitter grammar package's `language` (e.g. tree_sitter_java.language), from its compiled module
+    alone: the package's __init__ also imports importlib.resources for its query files, which no tokenizer
+    reads, and that cost every bin/rank a tenth of its start-up."""
+    name = f"{package}._binding"
+    module = sys.modules.get(name)
+    if module is None:
+        spec = importlib.machinery.PathFinder.find_spec(name, importlib.util.find_spec(package).submodule_search_locations)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        sys.modules[name] = module
+    return module.language
 
 
 class Grammar:
@@ -15,10 +30,14 @@ class Grammar:
 
     @cached_property
     def language(self) -> tree_sitter.Language:
+        # the Python binding is imported where it is used (annotations name it unevaluated): the C walker needs only
+        # the grammar's capsule, and bin/rank's start-up not the binding
+        import tree_sitter
         return tree_sitter.Language(self._capsule())
 
     @cached_property
     def parser(self) -> tree_sitter.Parser:
+        import tree_sitter
         return tree_sitter.Parser(self.language)
 
     def parse(self, text: str) -> tree_sitter.Tree:

@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import re
 
-import tree_sitter
-import tree_sitter_java
-
-from .grammar import Grammar
+from .grammar import Grammar, grammar_language
 from .offsets import ASCII, BOM, byte_to_char
 from .tokens import TokenStream
 
@@ -25,7 +22,7 @@ JOINED_OPERATORS = ("==", "!=", "<=", ">=", "&&", "||", "++", "--", "+=", "-=", 
                     "<<", ">>", ">>>", "<<=", ">>=", ">>>=", "->", "::", "...", "//", "/*", "*/")
 
 
-GRAMMAR = Grammar(tree_sitter_java.language, WHOLE_KINDS)
+GRAMMAR = Grammar(grammar_language("tree_sitter_java"), WHOLE_KINDS)
 
 
 def parse(text: str) -> tree_sitter.Tree:

@@ -6,14 +6,12 @@ holds the newline).
 """
 from __future__ import annotations
 
-import tree_sitter_python
-
-from .grammar import Grammar
+from .grammar import Grammar, grammar_language
 from .java import stream_of_leaves
 from .tokens import TokenStream
 
 WHOLE_KINDS = frozenset({"string", "comment"})
-GRAMMAR = Grammar(tree_sitter_python.language, WHOLE_KINDS)
+GRAMMAR = Grammar(grammar_language("tree_sitter_python"), WHOLE_KINDS)
 
 
 def tokenize(text: str) -> TokenStream:

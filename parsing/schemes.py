@@ -35,9 +35,9 @@ symbols are what they always were (the file's line-ending style is a whitespace 
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable
 
 from .offsets import as_lf, last_line
 from .style import TAB_STOP, columns, detect_indentation

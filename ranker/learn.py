@@ -15,9 +15,9 @@ learned.style(path))`).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from formats.files import InputError, read_source
 from formats.sources import RawFile

@@ -12,9 +12,9 @@ theirs. A chunk of gaps is scored at a time, so that memory stays bounded on lar
 from __future__ import annotations
 
 from array import array
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import Callable
 
 from lm._native import rescoring
 from parsing.java import BOM, same_tokens, tokenize

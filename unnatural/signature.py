@@ -2,7 +2,7 @@
 format for every command; the tool versions are looked up here, once."""
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from . import __version__
 
