@@ -16,7 +16,10 @@ def grammar_language(package: str) -> Callable[[], object]:
     name = f"{package}._binding"
     module = sys.modules.get(name)
     if module is None:
-        spec = importlib.machinery.PathFinder.find_spec(name, importlib.util.find_spec(package).submodule_search_locations)
+        found = importlib.util.find_spec(package)
+        spec = found and importlib.machinery.PathFinder.find_spec(name, found.submodule_search_locations)
+        if spec is None:
+            raise ModuleNotFoundError(f"No module named {name!r} (run 'make setup')", name=name)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         sys.modules[name] = module

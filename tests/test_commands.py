@@ -25,6 +25,21 @@ def test_help(name):
     assert r.returncode == 0 and r.stdout.startswith(f"usage: {name} ") and r.stderr == ""
 
 
+@pytest.mark.parametrize("columns", ["40", "80", "123", "", "wide"])
+def test_help_is_as_wide_as_argparse_makes_it(columns, monkeypatch):
+    """unnatural.cli hands argparse's formatter the terminal's width (argparse would import shutil for it): the
+    same help, wrapped at the same width, with $COLUMNS set, unset (no terminal in tests: 80) or not a number."""
+    import argparse
+    from unnatural import cli
+    monkeypatch.setenv("COLUMNS", columns)
+    ours = cli.parser("x", "A command.")
+    theirs = argparse.ArgumentParser(prog="x", description="A command.", epilog=cli.EXIT_STATUSES)
+    for p in (ours, theirs):
+        p.add_argument("--workers", type=int, default=2, help="processes to rank with, one a core " * 3)
+        p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
+    assert ours.format_help() == theirs.format_help()
+
+
 @pytest.mark.skipif(not HAVE_VENV, reason="no .venv")
 @pytest.mark.parametrize("name", COMMANDS)
 def test_usage_error(name):

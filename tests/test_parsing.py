@@ -244,3 +244,19 @@ def test_a_line_comment_ends_at_any_line_break(text):
     stream = tokenize(text)
     assert [stream.token_text(i) for i in range(len(stream))] == ["class", "A", "{", "// c", "int", "x", ";", "}"]
     assert stream.reassemble() == text
+
+
+@pytest.mark.parametrize("package", ["tree_sitter_java", "tree_sitter_python"])
+def test_grammar_language_is_the_grammar_packages_own(package):
+    """Loaded from the compiled binding alone (no package __init__ at start-up), it is the package's `language`."""
+    import importlib
+    from parsing.grammar import grammar_language
+    language = grammar_language(package)
+    assert language is importlib.import_module(package).language
+    assert language() is not None
+
+
+def test_grammar_language_of_a_missing_package_says_so():
+    from parsing.grammar import grammar_language
+    with pytest.raises(ModuleNotFoundError, match="tree_sitter_no_such_grammar"):
+        grammar_language("tree_sitter_no_such_grammar")
