@@ -29,12 +29,12 @@ setup: .tools/debs.stamp .venv/.installed $(LMPLZ) .venv/.kenlm $(NATIVE) corpor
 	bin/setup-debian
 	@touch $@
 
-# the project with its build, test, StaMinA-comparison, FIM-transformer and Dask-cluster extras, at the versions of
-# constraints.txt
+# the project with its research, build, test, StaMinA-comparison, FIM-transformer and Dask-cluster extras, at the
+# versions of constraints.txt
 .venv/.installed: pyproject.toml constraints.txt
 	python3 -m venv .venv
 	.venv/bin/pip install -q -c constraints.txt --upgrade pip setuptools wheel
-	.venv/bin/pip install -q -c constraints.txt -e '.[build,test,stamina,fim,cluster]'
+	.venv/bin/pip install -q -c constraints.txt -e '.[research,build,test,stamina,fim,cluster]'
 	@touch $@
 
 $(KENLM_SDIST): | .venv/.installed

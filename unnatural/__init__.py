@@ -7,4 +7,7 @@ modules, run by `bin/`) may import any layer.
 from pathlib import Path
 
 __version__ = "0.1.0"   # the one place the version is written (pyproject.toml reads it)
-ROOT = Path(__file__).resolve().parent.parent   # the repository: default models, corpora and tools live here
+_HERE = Path(__file__).resolve().parent
+# the repository: default models, corpora and tools live here. Installed by pip, the stage packages and the default
+# model are in this package's repo/ folder, laid out as the repository is (setup.py; unnatural/command.py)
+ROOT = _HERE / "repo" if (_HERE / "repo").is_dir() else _HERE.parent

@@ -229,6 +229,8 @@ def failed(name: str, e: BaseException) -> int:
             error(name, f"cannot write the output ({e.strerror})")
         else:
             error(name, f"{str(e.filename) + ': ' if e.filename else ''}{e.strerror or e}")
+    elif isinstance(e, ModuleNotFoundError) and (e.name or "").partition(".")[0] in RESEARCH_LIBRARIES:
+        error(name, f"needs {e.name.partition('.')[0]}: pip install 'unnatural[research]'")
     elif isinstance(e, RecursionError):
         error(name, "input nested too deeply to read")
     elif isinstance(e, MemoryError):
@@ -240,6 +242,8 @@ def failed(name: str, e: BaseException) -> int:
     return EXIT_USAGE
 
 
+# what the research commands import beyond a plain `pip install unnatural` (pyproject.toml's `research` extra)
+RESEARCH_LIBRARIES = {"lightgbm", "pysat", "sacrebleu", "rapidfuzz", "nltk", "matplotlib", "scipy"}
 _OUTPUT_ERRORS = {errno.ENOSPC, errno.EBADF, errno.EIO, errno.EFBIG, errno.EDQUOT, errno.EPIPE}
 
 

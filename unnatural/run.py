@@ -20,6 +20,8 @@ from . import ROOT, cli
 
 def command_name(module: str) -> str:
     """The bin/ script that runs `module` (for messages before the module is imported)."""
+    if not (ROOT / "bin").is_dir():   # installed by pip: the `unnatural` command names its subcommand itself
+        return module
     for script in sorted((ROOT / "bin").iterdir()):
         try:
             if f'_run" {module} ' in script.read_text(errors="replace"):
@@ -30,12 +32,15 @@ def command_name(module: str) -> str:
 
 
 def main() -> int:
-    module, args = sys.argv[1], sys.argv[2:]
-    name = None
+    return run_module(sys.argv[1], sys.argv[2:])
+
+
+def run_module(module: str, args: list[str], name: str | None = None) -> int:
+    """`module`'s main(args), its exit status; whatever stops it is one line under `name` (or the command's)."""
     try:
         cli.handle_interrupts()
         run = importlib.import_module(module).main
-        name = getattr(run, "command", None)
+        name = getattr(run, "command", None) or name
         code = run(args)
     except BaseException as e:   # noqa: B036 (before main runs: an interrupt, or a broken installation)
         if isinstance(e, SystemExit) and not cli.was_interrupted():
