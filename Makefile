@@ -10,9 +10,9 @@ KENLM_SDIST := .tools/kenlm-$(KENLM_VERSION).tar.gz
 LMPLZ := .tools/kenlm/bin/lmplz
 SHARED ?= ../shared
 
-.PHONY: setup test quick demo bench formats-bench compare-orders stamina-bench fim-bench data lossless devsets corpus detection-bench check-bench hostile help
+.PHONY: setup wheel test quick demo bench formats-bench compare-orders stamina-bench fim-bench data lossless devsets corpus detection-bench check-bench hostile help
 help:
-	@echo "make setup | test | quick | demo | bench | formats-bench | compare-orders | stamina-bench | fim-bench | data | lossless | devsets | corpus | detection-bench | check-bench | hostile"
+	@echo "make setup | wheel | test | quick | demo | bench | formats-bench | compare-orders | stamina-bench | fim-bench | data | lossless | devsets | corpus | detection-bench | check-bench | hostile"
 
 EXT := $(shell python3 -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
 NATIVE := lm/_native$(EXT) ranker/_native$(EXT) parsing/_native$(EXT) automata/_native$(EXT)
@@ -98,6 +98,12 @@ parsing/_native$(EXT): parsing/native.cpp unnatural/buffers.hh $(TS_LIB)/tree-si
 
 corpora/jdk17-src.zip: | .tools/debs.stamp
 	ln -sf /usr/lib/jvm/openjdk-17/lib/src.zip $@
+
+# The package as a wheel (dist/unnatural-*.whl; `pip install` it into any venv): setup.py compiles the native modules
+# for a portable target and puts the default model inside. Needs only python3 and a C++ compiler.
+wheel:
+	@test -x .cache/wheel-venv/bin/pip || python3 -m venv .cache/wheel-venv
+	.cache/wheel-venv/bin/pip wheel -q --no-deps -w dist .
 
 # The shared data sets (only where ../shared exists, as on developer machines and CI).
 data:

@@ -107,6 +107,9 @@ def ensure_default_model(model: Path) -> Path:
     """The model to rank with; the default one is built from corpora/ when it is missing."""
     if model != cli.repo_path(DEFAULT_MODEL) or model.exists():
         return model
+    if not cli.repo_path("corpora").is_dir():   # installed by pip from a source without models/ (setup.py)
+        raise cli.CommandError(f"this installation has no default model ({model}): install unnatural from a "
+                               "checkout that has models/ (pip install .), or pass --model")
     cli.warning(COMMAND, f"no default model yet; building {DEFAULT_MODEL} from corpora/ (once, a few minutes)")
     from lm.cli import main as build_lm   # the build pipeline, imported only when needed
     with contextlib.redirect_stdout(sys.stderr):   # stdout carries rankings only
