@@ -1,7 +1,7 @@
-"""The repository as a pre-commit hook (.pre-commit-hooks.yaml), run by the real pre-commit tool (test extra)
-on a temporary git repository with a clean and a broken Java file: `pre-commit run` and a real `git commit`
-through the installed hook, with a model built here. pre-commit's clone of this repository is not set up, so
-it runs the installation UNNATURAL_HOME names (bin/_run), as docs/check.md tells users to."""
+"""The repository as a pre-commit hook (.pre-commit-hooks.yaml), run by the real pre-commit tool (test extra):
+on a temporary git repository of 200 Java files configured as the README says, pre-commit installs the package
+into its own environment (language: python), a staged one-line slip stops the commit and a clean change goes
+through, with no UNNATURAL_* environment variable. Also bin/_run in a checkout that was not set up."""
 import os
 import shutil
 import subprocess
@@ -10,68 +10,16 @@ import sys
 import pytest
 
 from conftest import ROOT
+from java_repo import slip, write_repository
 
 pytestmark = [
     pytest.mark.skipif(not (ROOT / ".venv" / "bin" / "python").exists(), reason="no .venv (make setup)"),
     pytest.mark.skipif(shutil.which("git") is None or not (ROOT / ".git").exists(), reason="not a git checkout"),
 ]
 
-CLEAN = """package demo;
-
-import java.util.ArrayList;
-import java.util.List;
-
-public class Names {
-    private final List<String> names = new ArrayList<>();
-
-    public void add(String name) {
-        if (name == null) {
-            throw new IllegalArgumentException("name");
-        }
-        names.add(name);
-    }
-
-    public int count() {
-        int n = 0;
-        for (String name : names) {
-            if (!name.isEmpty()) {
-                n++;
-            }
-        }
-        return n;
-    }
-}
-"""
-# the same file with a space before a ';' and one before a ')': formatting errors nobody writes on purpose
-BROKEN = CLEAN.replace("class Names", "class Broken").replace("int n = 0;", "int n = 0 ;").replace(
-    'Exception("name");', 'Exception("name" );')
-
 
 def git(cwd, *args) -> str:
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
-
-
-@pytest.fixture
-def java_repo(tmp_path):
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q")
-    (repo / "Names.java").write_text(CLEAN)
-    (repo / "Broken.java").write_text(BROKEN)
-    (repo / "Broken.txt").write_text(BROKEN)   # not Java to pre-commit (types: [java]): never checked
-    return repo
-
-
-@pytest.fixture
-def hook_model(tmp_path, tiny_corpus, lmplz_available):
-    """A real KenLM model small enough to build here (the default one is built from the JDK): trained on the
-    clean file and the tiny corpus, it scores the broken file's two errors near 4 (log10 gain) and nothing in
-    the clean file above 1, so the hooks run with --min-score 2."""
-    from lm.build import BuildConfig, build
-    (tiny_corpus / "Names.java").write_text(CLEAN)
-    out = tmp_path / "hook.bin"
-    build(BuildConfig((str(tiny_corpus),), order=4, output=out), progress=False)
-    return out
 
 
 def environment(tmp_path, home=ROOT) -> dict:
@@ -95,7 +43,7 @@ def test_the_manifest_is_valid_for_pre_commit():
 
 
 def test_a_checkout_that_is_not_set_up_runs_the_installation_unnatural_home_names(tmp_path):
-    """bin/_run of a checkout without .venv (as pre-commit's clone is): UNNATURAL_HOME's installation runs
+    """bin/_run of a checkout without .venv (a clone that was not set up): UNNATURAL_HOME's installation runs
     the command; without it, or with a folder that is not set up, one line says what to do, exit 2."""
     clone = tmp_path / "clone"
     shutil.copytree(ROOT / "bin", clone / "bin")
@@ -111,39 +59,39 @@ def test_a_checkout_that_is_not_set_up_runs_the_installation_unnatural_home_name
 
 
 @pytest.mark.slow
-def test_try_repo_without_an_installation_says_what_to_do(java_repo, tmp_path):
-    """`pre-commit try-repo` on this checkout (uncommitted changes included): its clone is not set up."""
-    r = pre_commit(java_repo, environment(tmp_path, home=None), "try-repo", str(ROOT), "unnatural-check",
-                   "--files", "Names.java")
-    assert r.returncode == 1 and "- hook id: unnatural-check" in r.stdout
-    assert "check: error: no virtual environment at" in r.stdout and "UNNATURAL_HOME" in r.stdout
-
-
-@pytest.mark.slow
-def test_the_hook_passes_a_clean_file_and_stops_the_commit_of_a_broken_one(java_repo, tmp_path, hook_model):
-    """As users have it: .pre-commit-config.yaml naming this repository at a commit (this checkout's HEAD:
-    commit .pre-commit-hooks.yaml first), `pre-commit run`, then `pre-commit install` and `git commit`."""
+def test_the_hook_stops_a_slip_and_passes_a_clean_change_in_a_200_file_repository(tmp_path):
+    """As users have it: the two lines of the README's configuration naming this repository at a commit (this
+    checkout's HEAD: commit .pre-commit-hooks.yaml first), `pre-commit install`, then `git commit`. pre-commit's
+    environments are kept in .cache/pre-commit (built once per commit of this repository)."""
     rev = git(ROOT, "rev-parse", "HEAD").strip()
-    if subprocess.run(["git", "cat-file", "-e", f"{rev}:.pre-commit-hooks.yaml"], cwd=ROOT).returncode:
-        pytest.skip("HEAD has no .pre-commit-hooks.yaml yet (commit it)")
-    env = environment(tmp_path)
-    (java_repo / ".pre-commit-config.yaml").write_text(
-        f"repos:\n  - repo: {ROOT}\n    rev: {rev}\n    hooks:\n      - id: unnatural-check\n"
-        f"        args: [--model, {hook_model}, --min-score, '2']\n")
-    clean = pre_commit(java_repo, env, "run", "--files", "Names.java", "Broken.txt")
-    assert clean.returncode == 0 and "Passed" in clean.stdout, clean.stdout + clean.stderr
-    broken = pre_commit(java_repo, env, "run", "--files", "Names.java", "Broken.java")
-    assert broken.returncode == 1 and "Failed" in broken.stdout, broken.stdout + broken.stderr
-    assert "Broken.java:17:18: space-before unexpected space before ';'" in broken.stdout
-    assert "Names.java:" not in broken.stdout
+    if subprocess.run(["git", "grep", "-q", "language: python", rev, "--", ".pre-commit-hooks.yaml"],
+                      cwd=ROOT).returncode:
+        pytest.skip("HEAD's .pre-commit-hooks.yaml does not install the package yet (commit it)")
+    env = environment(tmp_path, home=None)
+    env["PRE_COMMIT_HOME"] = str(ROOT / ".cache" / "pre-commit")
+    assert not [k for k in env if k.startswith("UNNATURAL_")]
+    repo = tmp_path / "repo"
+    paths = write_repository(repo)
+    git(repo, "init", "-q")
+    (repo / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - {{repo: {ROOT}, rev: {rev}, hooks: [{{id: unnatural-check}}]}}\n")
+    assert pre_commit(repo, env, "install").returncode == 0
 
-    assert pre_commit(java_repo, env, "install").returncode == 0
-    commit = ["git", "commit", "-q", "-m", "first"]
-    git(java_repo, "add", ".pre-commit-config.yaml", "Names.java", "Broken.txt")
-    ok = subprocess.run(commit, cwd=java_repo, env=env, capture_output=True, text=True, timeout=600)
-    assert ok.returncode == 0, ok.stdout + ok.stderr
-    git(java_repo, "add", "Broken.java")
-    stopped = subprocess.run([*commit[:-1], "second"], cwd=java_repo, env=env, capture_output=True, text=True,
-                             timeout=600)
-    assert stopped.returncode != 0 and "Broken.java:17:18: space-before" in stopped.stdout + stopped.stderr
-    assert git(java_repo, "log", "--format=%s") == "first\n"   # the broken file's commit was stopped
+    def commit(message):
+        git(repo, "add", "-A")
+        return subprocess.run(["git", "commit", "-q", "-m", message], cwd=repo, env=env, capture_output=True,
+                              text=True, timeout=3600)
+
+    first = commit("200 classes")   # the hook's environment is built here (the package compiled, once per rev)
+    assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
+    slip(paths[10])
+    stopped = commit("a slip")
+    out = stopped.stdout + stopped.stderr
+    assert stopped.returncode != 0 and "Failed" in out, out
+    assert f"{paths[10].relative_to(repo)}:56:17: tab unexpected tab before ';'" in out
+    assert git(repo, "log", "--format=%s") == "200 classes\n"
+    paths[10].write_text(paths[10].read_text().replace("return n\t;", "return n;"))
+    paths[20].write_text(paths[20].read_text().replace("int n = 0;", "int n = 0;\n        int unused = 1;"))
+    clean = commit("a clean change")
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    assert git(repo, "log", "--format=%s") == "a clean change\n200 classes\n"
