@@ -57,7 +57,11 @@ def log(message: str) -> None:
 
 
 def run(argv: list[str]) -> None:
-    subprocess.run(argv, check=True)
+    try:
+        subprocess.run(argv, check=True)
+    except FileNotFoundError:
+        sys.exit(f"unnatural build: error: {argv[0]} not found: the native modules need a C and C++ compiler "
+                 "(e.g. apt-get install g++, dnf install gcc-c++), or set CC and CXX")
 
 
 def sdist(name: str, version: str, cache: Path) -> Path:
@@ -83,8 +87,8 @@ def unpack(archive: Path, into: Path, member: str) -> Path:
             members = [m for m in tar.getmembers() if m.name.startswith(f"{top}/{member}/")]
             for m in members:
                 m.name = m.name[len(top) + 1:]
-            tar.extractall(tmp, members, filter="data") if hasattr(tarfile, "data_filter") else \
-                tar.extractall(tmp, members)
+            safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}   # Python >= 3.10.12
+            tar.extractall(tmp, members, **safe)
         target.parent.mkdir(parents=True, exist_ok=True)
         (tmp / member).rename(target)
         shutil.rmtree(tmp, ignore_errors=True)
@@ -120,9 +124,11 @@ class Natives:
         archive = sdist("tree-sitter", version, self.work / "sdists")
         return unpack(archive, self.work / f"tree-sitter-{version}", "tree_sitter/core/lib")
 
-    def compile(self, compiler: str, flags: list[str], source: Path) -> Path:
+    def compile(self, compiler: str, flags: list[str], source: Path, version: str) -> Path:
+        """`source` compiled (or the object kept from a build with the same command, source and package version:
+        the version stands for the headers)."""
         command = [compiler, *flags, "-c", str(source)]
-        key = hashlib.sha256("\0".join(command).encode() + source.read_bytes()).hexdigest()[:16]
+        key = hashlib.sha256("\0".join([version, *command]).encode() + source.read_bytes()).hexdigest()[:16]
         out = self.work / "objects" / f"{source.stem}-{key}.o"
         if not out.exists():
             out.parent.mkdir(parents=True, exist_ok=True)
@@ -141,17 +147,17 @@ class Natives:
         if module == "lm":
             kenlm, order = self.kenlm(), f"-DKENLM_MAX_ORDER={max_order()}"
             query = [self.compile(self.cxx, [*CXX_FLAGS, "-flto", "-w", order, f"-I{kenlm}"],
-                                  kenlm / "lm" / f"{name}.cc") for name in KENLM_QUERY]
+                                  kenlm / "lm" / f"{name}.cc", pinned("kenlm")) for name in KENLM_QUERY]
             # KenLM's util library, as its own Python package compiles it: without Boost, and without the
             # compression libraries (a binary model is mapped, never decompressed)
             util = [p for p in sorted((kenlm / "util").glob("*.cc")) + sorted((kenlm / "util" / "double-conversion")
                     .glob("*.cc")) if not p.name.endswith(("main.cc", "test.cc"))]
-            util = [self.compile(self.cxx, [*CXX_FLAGS, "-w", order, f"-I{kenlm}"], p) for p in util]
+            util = [self.compile(self.cxx, [*CXX_FLAGS, "-w", order, f"-I{kenlm}"], p, pinned("kenlm")) for p in util]
             self.link(["-flto=auto", order, f"-I{kenlm}"], [source], query + util, ["-lrt", "-pthread"], output)
         elif module == "parsing":
             lib = self.tree_sitter()
             runtime = self.compile(self.cc, ["-O3", "-DNDEBUG", "-fPIC", f"-I{lib}/include", f"-I{lib}/src"],
-                                   lib / "src" / "lib.c")
+                                   lib / "src" / "lib.c", pinned("tree-sitter"))
             self.link([f"-I{lib}/include"], [source], [runtime], [], output)
         else:
             self.link([], [source], [], [], output)
