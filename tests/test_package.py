@@ -3,7 +3,7 @@ fresh virtual environment, gives `unnatural --version` and `unnatural check DIR`
 bin/check on the same files, and claims no generic top-level name in site-packages.
 
 Slow: building the wheel compiles the native modules. The wheel is kept under .cache/package-test/, keyed by
-the checkout's files (a second run with the same files reuses it), compiled objects under .cache/native-build
+the packaged files (a second run with the same files reuses it), compiled objects under .cache/native-build
 (setup.py), and pip's downloads under .cache/pip."""
 import hashlib
 import os
@@ -28,10 +28,14 @@ def pip_env() -> dict:
     return {**env, "PIP_CACHE_DIR": str(CACHE / "pip"), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
 
 
+# what goes into the wheel (docs, tests and bin/ do not)
+PACKAGED = ["setup.py", "pyproject.toml", "MANIFEST.in", "constraints.txt", "models", "unnatural", *STAGES]
+
+
 def checkout_key() -> str:
-    """A hash of the checkout's files (tracked, or new and not ignored): the wheel is built again when one changes."""
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
-                            capture_output=True, check=True).stdout.split(b"\0")
+    """A hash of the packaged files (tracked, or new and not ignored): the wheel is built again when one changes."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", *PACKAGED],
+                            cwd=ROOT, capture_output=True, check=True).stdout.split(b"\0")
     digest = hashlib.sha256()
     for name in sorted(n for n in listed if n):
         path = ROOT / os.fsdecode(name)
