@@ -71,8 +71,12 @@ def sdist(name: str, version: str, cache: Path) -> Path:
     if found:
         return found[0]
     log(f"downloading the {name} {version} source package")
-    run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
-         "--no-build-isolation", "-d", str(cache), f"{name}=={version}"])
+    try:
+        run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
+             "--no-build-isolation", "-d", str(cache), f"{name}=={version}"])
+    except subprocess.CalledProcessError:
+        sys.exit(f"unnatural build: error: could not download the {name} {version} source package (pip's message "
+                 f"above); the build needs it from PyPI, or in {cache}")
     return sdist(name, version, cache)
 
 
