@@ -105,6 +105,10 @@ def parser() -> cli.ArgumentParser:
     p.add_argument("--since", metavar="REV",
                    help="report only findings on lines changed since git revision REV (the whole repository "
                         "still teaches its style)")
+    p.add_argument("--staged", action="store_true",
+                   help="report only findings on lines staged for the next commit (git's index against HEAD)")
+    p.add_argument("--no-cache", action="store_true",
+                   help="learn the work tree's style without reading or writing its cache (docs/ci.md)")
     add_output_arguments(p)
     cli.add_workers(p)
     cli.add_cluster(p, "check on a Dask cluster instead of --workers: a scheduler address, or local:N for N local "
@@ -136,7 +140,7 @@ def main_run(args) -> int:
     for problem in problems:
         (cli.error if problem.severity == "error" else cli.warning)(COMMAND, problem)
     # the PATHs, not the files: the revision is checked even when no file is left, and git gets a short list
-    changed = _changed_lines(args.since, args.paths) if args.since else None
+    changed = _changed_lines(args.since, args.paths, args.staged) if args.since or args.staged else None
     run, lm, job = _set_up(args, files)
     report = None if args.diff else reporter(args.format, sys.stdout, options_for(sys.stdout, args.color,
                                                                                   quiet=args.quiet))
@@ -215,12 +219,25 @@ def _set_up(args, files) -> tuple[CheckRun, LanguageModel, dict]:
     # a project model is learned where the files are checked, on top of the general model's scorer
     general = load(RankConfig(str(model), edits=EDITS))[0] if config.project else None
     try:
-        learned = learn([str(f) for f in files], lm, config, general, args.workers, max_bytes=args.max_bytes)
+        learned = _whole_tree(args, config, scheme) or learn([str(f) for f in files], lm, config, general, args.workers,
+                                                             max_bytes=args.max_bytes)
     except (KenlmError, OSError) as e:
         raise cli.CommandError(f"learning a project model: {e}") from None
     cfg = CheckConfig(least, args.max_findings, least_confidence=cutoff, evidence_floor=calibration.evidence_floor)
     job = dict(model=str(model), cfg=cfg, calibration=calibration, learned=learned, max_bytes=args.max_bytes)
     return CheckRun(str(model), config, report, calibration.model or "none"), lm, job
+
+
+def _whole_tree(args, config: LearnConfig, scheme) -> Learned | None:
+    """--learn folder on files of one git work tree: the whole tree's style, cached (check/repostyle.py)."""
+    from .repostyle import learning_tree, tree_style
+    top = learning_tree(args.paths) if config.method == "folder" else None
+    if top is None:
+        return None
+    from .discover import files_to_check
+    files, _ = files_to_check(["."], args.max_bytes, cwd=top)
+    tree = tree_style(top, files, scheme, args.max_bytes, args.workers, cache_dir=None if args.no_cache else True)
+    return Learned(config, None, styles=tree.styles(), seconds=tree.seconds)
 
 
 def _install(job: dict) -> None:
@@ -258,12 +275,12 @@ def _key(path) -> str:
     return os.path.realpath(path)
 
 
-def _changed_lines(rev: str, paths) -> dict[str, set[int] | None]:
+def _changed_lines(rev: str | None, paths, staged: bool = False) -> dict[str, set[int] | None]:
     """--since: real path -> the lines changed since `rev` (None: all of it) of the files under `paths`;
     files not changed are absent."""
     from .since import SinceError, changed_lines
     try:
-        return {_key(p): lines for p, lines in changed_lines(paths, rev).items()}
+        return {_key(p): lines for p, lines in changed_lines(paths, rev, staged).items()}
     except SinceError as e:
         raise cli.CommandError(e) from None
 
