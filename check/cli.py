@@ -142,8 +142,9 @@ def main_run(args) -> int:
     # the PATHs, not the files: the revision is checked even when no file is left, and git gets a short list
     changed = _changed_lines(args.since, args.paths, args.staged) if args.since or args.staged else None
     run, lm, job = _set_up(args, files)
-    report = None if args.diff else reporter(args.format, sys.stdout, options_for(sys.stdout, args.color,
-                                                                                  quiet=args.quiet))
+    from .paths import common_top   # SARIF and GitHub name files relative to the repository's root
+    report = None if args.diff else reporter(args.format, sys.stdout, options_for(
+        sys.stdout, args.color, quiet=args.quiet, root=common_top(args.paths)))
     if not args.quiet:
         print(run.signature(lm), file=sys.stderr)
     paths = [str(f) for f in files if changed is None or _key(f) in changed]
@@ -290,12 +291,15 @@ def _repair(checked: CheckedFile, args, tally: _Tally) -> None:
     from .fix import apply, unified_diff, write_fixed
     fixed = apply(checked.text, checked.findings)
     if args.diff:
-        sys.stdout.write(unified_diff(checked.path, checked.text, fixed))
+        from .paths import patch_path   # relative to the repository's root, however the file was named
+        sys.stdout.write(unified_diff(patch_path(checked.path), checked.text, fixed))
     if args.fix:
         problem = write_fixed(Path(checked.path), checked.text.encode("utf-8"), fixed)
         if problem:
             cli.error(COMMAND, problem)
             tally.errors += 1
+        elif fixed != checked.text and not args.quiet:
+            print(f"{COMMAND}: wrote {checked.path}", file=sys.stderr)
 
 
 @cli.command(COMMAND)
