@@ -90,7 +90,7 @@ def parser() -> cli.ArgumentParser:
     which.add_argument("--min-score", type=float, default=None, metavar="SCORE",
                    help="report every finding whose score (log10 gain) is at least SCORE, whatever its rule and "
                         "confidence (how bench/check.py calibrates)")
-    p.add_argument("--learn", choices=LEARN, default=DEFAULT_LEARN,
+    p.add_argument("--learn", choices=LEARN, default=None,
                    help="how the repository's style is learned from the files checked: each file's own alone "
                         "(none), the other files' counts beneath it (folder), a model of the other files "
                         f"(project), or both (default {DEFAULT_LEARN}; docs/check.md compares them)")
@@ -109,6 +109,12 @@ def parser() -> cli.ArgumentParser:
                    help="report only findings on lines staged for the next commit (git's index against HEAD)")
     p.add_argument("--no-cache", action="store_true",
                    help="learn the work tree's style without reading or writing its cache (docs/ci.md)")
+    p.add_argument("--exclude", action="append", default=[], metavar="GLOB",
+                   help="neither check nor learn from files matching GLOB (relative to the repository's root; "
+                        "repeatable; also the configuration file's 'exclude', docs/ci.md)")
+    p.add_argument("--skip-bad-files", action="store_true",
+                   help="files that cannot be checked (unreadable, binary, not UTF-8, missing) are warnings that "
+                        "do not change the exit status: 1 only for findings (a CI gate)")
     add_output_arguments(p)
     cli.add_workers(p)
     cli.add_cluster(p, "check on a Dask cluster instead of --workers: a scheduler address, or local:N for N local "
@@ -118,8 +124,9 @@ def parser() -> cli.ArgumentParser:
     return p
 
 
-_EPILOG = """exit status: 0 no findings, 1 findings, 2 usage or input errors (the other files are still
-checked), 130 interrupted."""
+_EPILOG = """exit status: 0 no findings, 1 findings or files skipped (each a warning line; with --skip-bad-files
+findings only), 2 usage or fatal errors (a bad configuration file, a fix that cannot be written), 130
+interrupted (docs/errors.md)."""
 
 
 def _check_one(path: str) -> CheckedFile:
@@ -136,9 +143,13 @@ def _check_one(path: str) -> CheckedFile:
 def main_run(args) -> int:
     from .discover import files_to_check
     t0 = time.time()
+    root = _configure(args)
     files, problems = files_to_check(args.paths, args.max_bytes)
-    for problem in problems:
-        (cli.error if problem.severity == "error" else cli.warning)(COMMAND, problem)
+    if args.exclude:
+        from .config import excluded, relative_to
+        files = [f for f in files if not excluded(relative_to(f, root), args.exclude)]
+    for problem in problems:   # an input not checked: a warning, whatever it is (docs/errors.md)
+        cli.warning(COMMAND, problem)
     # the PATHs, not the files: the revision is checked even when no file is left, and git gets a short list
     changed = _changed_lines(args.since, args.paths, args.staged) if args.since or args.staged else None
     run, lm, job = _set_up(args, files)
@@ -149,7 +160,7 @@ def main_run(args) -> int:
         print(run.signature(lm), file=sys.stderr)
     paths = [str(f) for f in files if changed is None or _key(f) in changed]
     results = _results(paths, job, args)
-    tally = _Tally(skipped=len(problems), errors=sum(p.severity == "error" for p in problems))
+    tally = _Tally(skipped=len(problems))
     bar = tqdm(total=len(paths), unit="file", desc="checking", file=sys.stderr, leave=False,
                disable=args.quiet or not sys.stderr.isatty())
     try:
@@ -159,8 +170,8 @@ def main_run(args) -> int:
                 lines = changed[_key(checked.path)]
                 checked = replace(checked, findings=tuple(f for f in checked.findings if lines is None or f.line in lines))
             tally.add(checked)
-            if checked.error and report is None:   # a reporter writes the error line (and its format's note)
-                cli.error(COMMAND, checked.error)
+            if checked.error and report is None:   # a reporter writes the warning line (and its format's note)
+                cli.warning(COMMAND, checked.error)
             elif checked.findings and (args.diff or args.fix):
                 _repair(checked, args, tally)
             if report is not None:
@@ -177,7 +188,7 @@ def main_run(args) -> int:
         print(summary_line(summary), file=sys.stderr)
     if tally.errors:
         return cli.EXIT_USAGE
-    return cli.EXIT_FINDINGS if tally.findings else cli.EXIT_OK
+    return cli.EXIT_FINDINGS if tally.findings or (tally.skipped and not args.skip_bad_files) else cli.EXIT_OK
 
 
 @dataclass
@@ -186,16 +197,32 @@ class _Tally:
     findings: int = 0
     skipped: int = 0     # inputs that could not be checked
     lines: int = 0
-    errors: int = 0      # input errors (not warnings: a file over --max-bytes), and fixes that could not be written
+    errors: int = 0      # fixes that could not be written
 
     def add(self, checked: CheckedFile) -> None:
         if checked.error:
             self.skipped += 1
-            self.errors += 1
             return
         self.files += 1
         self.findings += len(checked.findings)
         self.lines += checked.text.count("\n") + 1
+
+
+def _configure(args) -> Path:
+    """Read the repository's configuration file into `args` (the command line wins; excludes add up): the
+    root that excludes are relative to."""
+    from .config import ConfigError, load
+    from .paths import common_top
+    root = common_top(args.paths) or Path(os.path.abspath(os.curdir))
+    try:
+        config = load(root)
+    except ConfigError as e:
+        raise cli.CommandError(e) from None
+    if config.sensitivity and args.sensitivity is None and args.threshold is None and args.min_score is None:
+        args.sensitivity = config.sensitivity
+    args.learn = args.learn or config.learn or DEFAULT_LEARN
+    args.exclude = [*config.exclude, *args.exclude]
+    return root
 
 
 def _set_up(args, files) -> tuple[CheckRun, LanguageModel, dict]:
@@ -237,6 +264,9 @@ def _whole_tree(args, config: LearnConfig, scheme) -> Learned | None:
         return None
     from .discover import files_to_check
     files, _ = files_to_check(["."], args.max_bytes, cwd=top)
+    if args.exclude:
+        from .config import excluded
+        files = [f for f in files if not excluded(Path(f).as_posix(), args.exclude)]
     tree = tree_style(top, files, scheme, args.max_bytes, args.workers, cache_dir=None if args.no_cache else True)
     return Learned(config, None, styles=tree.styles(), seconds=tree.seconds)
 

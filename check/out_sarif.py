@@ -80,7 +80,7 @@ class SarifReporter(Reporter):
 
     def skipped(self, checked: CheckedFile) -> None:
         self.notifications.append({
-            "level": "error", "message": {"text": checked.error},
+            "level": "warning", "message": {"text": checked.error},
             "locations": [{"physicalLocation": {"artifactLocation": self.artifact(checked.path)}}]})
 
     def log(self, summary: Summary) -> dict:
