@@ -5,9 +5,10 @@ run on the whole tree judges them (the same folder counts, so the same scores an
 What `ranker/folder.py` learns of a file (its wide-context gap counts, its narrow ones, its whitespace habits)
 is cached per file, keyed by its bytes and the learning's signature, and the tree's sum of them is cached per
 work tree with the list of what it holds; a run re-learns only the files whose bytes changed and updates the
-sum by their difference. Every cache file is one array (`.npy`) written to a temporary file and renamed into
-place, so concurrent runs never read half a file; entries no listing refers to are pruned. Where the cache
-lives: `<git common dir>/unnatural/` (a repository's clones and worktrees share it), else the user's cache
+sum by their difference. Every cache file is written to a temporary file and renamed into place, and named by
+its content's key (never changed once there), so concurrent runs never read half a file; what no listing
+refers to is pruned. A cold cache writes one pack of every file's counts (one file instead of thousands),
+a warm run one file per content it learned. Where the cache lives: `<git common dir>/unnatural/` (a repository's clones and worktrees share it), else the user's cache
 folder; neither writable, it is all learned in memory.
 """
 from __future__ import annotations
@@ -41,6 +42,7 @@ _HABITS = sum(len(p) for p in PRIORS)
 _HEAD = 2 + _LEVELS + 1 + _HABITS   # FORMAT, levels, per level its length, the narrow length, the habits
 _SYMBOL_BITS = 24                # ranker/cache.py's: a (context, symbol) key's context is its high 40 bits
 _RACY_NS = 2_000_000_000        # a file changed this close to when its status was noted is read again
+_UNUSED_SECONDS = 30 * 86400   # a tree's listing not written for this long is pruned with what it alone uses
 _KEEP_SECONDS = 3600             # an entry no listing refers to is pruned once it is this old
 
 
@@ -329,27 +331,27 @@ class Cache:
         return True
 
     def prune(self) -> None:
-        """Remove what no work tree's listing refers to (file entries, packs, listings of trees that are
-        gone), once it is an hour old: a concurrent run may have just written what it is about to list; and
-        temporary files a killed run left."""
+        """Remove what no work tree's listing refers to (file entries, packs, the sums and listings of trees
+        that are gone or were not used for a month), once it is an hour old (a concurrent run may have just
+        written what it is about to list), and the temporary files a killed run left."""
         if self.folder is None:
             return
-        keys, packs = set(), set()
-        for listing in _scan(self.folder / "trees"):
-            if listing.name.endswith(".json"):
-                data = self.load_json(f"trees/{listing.name}") or {}
-                if not os.path.isdir(data.get("top", "")):
-                    _unlink_old(listing)
-                    continue
-                files = data.get("files")
-                keys.update(files.values() if isinstance(files, dict) else ())
-                packs.update(p for p in data.get("packs", ()) if isinstance(p, str))
-        for e in _scan(self.folder / "files"):
-            if e.name.removesuffix(".npy") not in keys:
+        keys, packs, trees = set(), set(), set()
+        for e in _scan(self.folder / "trees"):
+            if not e.name.endswith(".json") or e.name.startswith(".tmp-"):
+                continue
+            data = self.load_json(f"trees/{e.name}") or {}
+            if not os.path.isdir(data.get("top", "")) or _age(e) > _UNUSED_SECONDS:
                 _unlink_old(e)
-        for e in _scan(self.folder / "packs"):
-            if e.name.split(".")[0] not in packs:
-                _unlink_old(e)
+                continue
+            trees.add(e.name.split(".")[0])
+            files = data.get("files")
+            keys.update(files.values() if isinstance(files, dict) else ())
+            packs.update(p for p in data.get("packs", ()) if isinstance(p, str))
+        for folder, kept in (("files", keys), ("packs", packs), ("trees", trees)):
+            for e in _scan(self.folder / folder):
+                if e.name.split(".")[0] not in kept:
+                    _unlink_old(e)
 
 
 def _scan(folder: Path) -> list:
@@ -359,9 +361,16 @@ def _scan(folder: Path) -> list:
         return []
 
 
+def _age(e) -> float:
+    try:
+        return time.time() - e.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
 def _unlink_old(e) -> None:
     try:
-        if time.time() - e.stat().st_mtime > _KEEP_SECONDS:
+        if _age(e) > _KEEP_SECONDS:
             os.unlink(e.path)
     except OSError:
         pass
@@ -442,6 +451,13 @@ def tree_style(top: Path, files: list[str], scheme: Scheme, max_bytes: int | Non
                                                "stat": stats, "noted": noted})
         if old != new:
             cache.prune()
+    elif cache.folder is not None:   # used, unchanged: kept from the month's pruning
+        listing_path = cache.folder / "trees" / f"{tree}.json"
+        try:
+            if time.time() - listing_path.stat().st_mtime > 86400:
+                os.utime(listing_path)
+        except OSError:
+            pass
     seconds["sum"] = time.time() - t1
     own = _OwnCounts(keys, entry)
     return TreeStyle(top, pruned, own, {k: round(v, 3) for k, v in seconds.items()}, learned)

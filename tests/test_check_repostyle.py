@@ -7,6 +7,7 @@ import subprocess
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings, strategies as st
 
 from conftest import ROOT, git_repo
 
@@ -193,3 +194,84 @@ def test_a_file_checked_alone_gets_the_whole_tree_findings(tmp_path, tiny_model)
     (tmp_path / "alone").mkdir()
     shutil.copy(root / "a" / "C5.java", tmp_path / "alone")
     assert findings(run_check(tmp_path / "alone", tiny_model, "C5.java"), "C5.java") != whole
+
+
+def _learn_in_child(root, cache, queue):
+    from check.repostyle import FixedCounts  # noqa: F401  (imported before the race)
+    tree, files = learned_styles(root, cache)
+    queue.put(tables(tree.styles()(str(root / files[0])).folder))
+
+
+def test_concurrent_runs_on_one_cache_agree(tmp_path):
+    """Four processes learning a cold cache at once, then a fifth reading it: every one gets the style of the
+    whole tree, and no temporary file is left."""
+    import multiprocessing
+    root, cache = tmp_path / "repo", tmp_path / "cache"
+    make_tree(root)
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    children = [ctx.Process(target=_learn_in_child, args=(root, cache, queue)) for _ in range(4)]
+    for c in children:
+        c.start()
+    results = [queue.get(timeout=120) for _ in children]
+    for c in children:
+        c.join()
+    tree, files = learned_styles(root, cache)
+    assert tree.relearned == 0
+    assert all(r == tables(tree.styles()(str(root / files[0])).folder) for r in results)
+    assert_same_style(root, tree, files)
+    assert not [p for p in cache.rglob(".tmp-*")]
+
+
+def test_pruning_keeps_what_a_listing_uses_and_removes_gone_trees(tmp_path):
+    from check.repostyle import Cache
+    root, cache = tmp_path / "repo", tmp_path / "cache"
+    make_tree(root)
+    learned_styles(root, cache)
+    every = [p for p in cache.rglob("*") if p.is_file()]
+    old = 1_000_000_000
+    for p in every:
+        os.utime(p, (old, old))
+    for p in (cache / "trees").glob("*.json"):
+        os.utime(p)   # used recently
+    Cache(cache).prune()
+    assert all(p.exists() for p in every)
+    shutil.rmtree(root)   # the tree is gone: its listing, sum and pack go
+    for p in (cache / "trees").glob("*.json"):
+        os.utime(p, (old, old))
+    Cache(cache).prune()
+    assert not [p for p in cache.rglob("*") if p.is_file()]
+
+
+def test_staged_before_the_first_commit(tmp_path, tiny_model):
+    root = tmp_path / "repo"
+    git = git_repo(root)
+    (root / "A.java").write_text(java("A", 1).replace("return count1 +", "return count1  +"))
+    proc = run_check(root, tiny_model, "--staged", ".")
+    assert proc.returncode == 0 and proc.stdout == ""   # nothing staged
+    git("add", "A.java")
+    assert findings(run_check(root, tiny_model, "--staged", "."), "A.java") == \
+        findings(run_check(root, tiny_model, "."), "A.java")
+
+
+def _counts(draw_keys):
+    from check.repostyle import Counts
+    from ranker.habits import HabitCounts
+    keys, counts = np.unique(np.asarray(draw_keys, dtype=np.int64), return_counts=True)
+    pair = (keys, counts.astype(np.int64))
+    return Counts((pair, pair, pair), pair, HabitCounts.of_values(()))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(-2**40, 2**40), max_size=60), st.lists(st.integers(-2**40, 2**40), max_size=20),
+       st.lists(st.integers(-2**40, 2**40), max_size=20))
+def test_merging_a_difference_is_summing_again(base, plus, minus):
+    """The incremental update (a sorted merge) gives exactly the sum computed from scratch."""
+    from check.repostyle import add, merged
+    minus = [k for k in minus if k in base]
+    assume(all(base.count(k) >= minus.count(k) for k in set(minus)))   # a file taken off was in the sum
+    total, p, m = _counts(base), _counts(plus), _counts(minus)
+    delta = add([p, m], [1, -1])
+    fast, slow = merged(total, delta), add([total, p, m], [1, 1, -1])
+    for (fk, fc), (sk, sc) in zip(fast.wide + (fast.narrow,), slow.wide + (slow.narrow,)):
+        assert fk.tolist() == sk.tolist() and fc.tolist() == sc.tolist()
