@@ -247,8 +247,8 @@ def _set_up(args, files) -> tuple[CheckRun, LanguageModel, dict]:
     # a project model is learned where the files are checked, on top of the general model's scorer
     general = load(RankConfig(str(model), edits=EDITS))[0] if config.project else None
     try:
-        learned = _whole_tree(args, config, scheme) or learn([str(f) for f in files], lm, config, general, args.workers,
-                                                             max_bytes=args.max_bytes)
+        learned = _whole_tree(args, config, scheme, files) or learn(
+            [str(f) for f in files], lm, config, general, args.workers, max_bytes=args.max_bytes)
     except (KenlmError, OSError) as e:
         raise cli.CommandError(f"learning a project model: {e}") from None
     cfg = CheckConfig(least, args.max_findings, least_confidence=cutoff, evidence_floor=calibration.evidence_floor)
@@ -256,7 +256,7 @@ def _set_up(args, files) -> tuple[CheckRun, LanguageModel, dict]:
     return CheckRun(str(model), config, report, calibration.model or "none"), lm, job
 
 
-def _whole_tree(args, config: LearnConfig, scheme) -> Learned | None:
+def _whole_tree(args, config: LearnConfig, scheme, checked) -> Learned | None:
     """--learn folder on files of one git work tree: the whole tree's style, cached (check/repostyle.py)."""
     from .repostyle import learning_tree, tree_style
     top = learning_tree(args.paths) if config.method == "folder" else None
@@ -268,7 +268,7 @@ def _whole_tree(args, config: LearnConfig, scheme) -> Learned | None:
         from .config import excluded
         files = [f for f in files if not excluded(Path(f).as_posix(), args.exclude)]
     tree = tree_style(top, files, scheme, args.max_bytes, args.workers, cache_dir=None if args.no_cache else True)
-    return Learned(config, None, styles=tree.styles(), seconds=tree.seconds)
+    return Learned(config, None, styles=tree.styles([str(f) for f in checked]), seconds=tree.seconds)
 
 
 def _install(job: dict) -> None:

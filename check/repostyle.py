@@ -5,11 +5,12 @@ run on the whole tree judges them (the same folder counts, so the same scores an
 What `ranker/folder.py` learns of a file (its wide-context gap counts, its narrow ones, its whitespace habits)
 is cached per file, keyed by its bytes and the learning's signature, and the tree's sum of them is cached per
 work tree with the list of what it holds; a run re-learns only the files whose bytes changed and updates the
-sum by their difference. Every cache file is written to a temporary file and renamed into place, and named by
-its content's key (never changed once there), so concurrent runs never read half a file; what no listing
-refers to is pruned. A cold cache writes one pack of every file's counts (one file instead of thousands),
-a warm run one file per content it learned. Where the cache lives: `<git common dir>/unnatural/` (a repository's clones and worktrees share it), else the user's cache
-folder; neither writable, it is all learned in memory.
+sum by their difference. Every cache file is written to a temporary file and renamed into place, so
+concurrent runs never read half a file; a file's counts and a pack are named by their content's key and
+never change once there, a tree's listing and sum are replaced whole; what no listing refers to is pruned. A
+cold cache writes one pack of every file's counts (one file instead of thousands), a warm run one file per
+content it learned. Where the cache lives: `<git common dir>/unnatural/` (a repository's worktrees share it),
+else the user's cache folder; neither writable, it is all learned in memory.
 """
 from __future__ import annotations
 
@@ -193,18 +194,32 @@ class TreeStyle:
     seconds: dict[str, float]
     relearned: int               # files learned in this run (the others came from the cache)
 
-    def styles(self):
-        """A function path -> Style, as ranker/folder.py's folder_style gives, for the files of this tree."""
+    def styles(self, paths=None):
+        """A function path -> Style, as ranker/folder.py's folder_style gives, for the files of this tree.
+        With `paths`, their own counts are looked up now and the function holds only what they need (it
+        travels to cluster workers); another path is then not taken for one of the tree's files."""
         folder = FixedCounts(self.total)
         top = os.path.realpath(self.top)
         empty = StyleCounts()
+        habits = self.total.habits
+
+        def rel(path: str) -> str:
+            return os.path.relpath(os.path.realpath(path), top)
+        if paths is not None:
+            own = {p: self.own.get(rel(p)) for p in paths}
+            own = {p: c.habits for p, c in own.items() if c is not None}
+
+            def style_of(path: str) -> Style:
+                if path not in own:   # not one of the tree's files: nothing of it to take off
+                    return Style(folder, empty, habits)
+                return Style(folder, None, habits - own[path])
+            return style_of
 
         def style(path: str) -> Style:
-            rel = os.path.relpath(os.path.realpath(path), top)
-            own = self.own.get(rel)
-            if own is None:   # not one of the tree's files: nothing of it to take off
-                return Style(folder, empty, self.total.habits)
-            return Style(folder, None, self.total.habits - own.habits)
+            counts = self.own.get(rel(path))
+            if counts is None:
+                return Style(folder, empty, habits)
+            return Style(folder, None, habits - counts.habits)
         return style
 
 
@@ -238,8 +253,9 @@ class Cache:
     """Cached count arrays under a folder, each written once under a name of its content and never changed:
     `files/<key>.npy`, one file's counts (learned by an incremental run); `packs/<name>.npy` with
     `packs/<name>.json`, many files' counts in one array and where each is (written by a run that learned the
-    whole tree: one file instead of thousands); `trees/<tree>.json` and `trees/<tree>.npy`, a work tree's
-    listing (path -> key, the packs it uses) and the sum of its files' counts."""
+    whole tree: one file instead of thousands); `trees/<tree>.json`, a work tree's listing (path -> key, the
+    packs it uses, the files' statuses), and `trees/<tree>-<sum>.npy` (and `.shared.npy`, as StyleCounts
+    keeps it), the sum of the files' counts it lists."""
 
     def __init__(self, folder: Path | None):
         self.folder = folder
@@ -345,6 +361,7 @@ class Cache:
                 _unlink_old(e)
                 continue
             trees.add(e.name.split(".")[0])
+            trees.add(f"{e.name.split('.')[0]}-{data.get('sum')}")
             files = data.get("files")
             keys.update(files.values() if isinstance(files, dict) else ())
             packs.update(p for p in data.get("packs", ()) if isinstance(p, str))
@@ -432,7 +449,9 @@ def tree_style(top: Path, files: list[str], scheme: Scheme, max_bytes: int | Non
         return got
 
     same = old is not None and listing.get("sum") == _digest(old)
-    pruned = cache.load(f"trees/{tree}.shared.npy") if same and old == new else None
+    # a sum is named by the files it sums: a listing and the sum it names are replaced one after the other,
+    # and a run that reads one with the other finds no such sum (and sums again) instead of a wrong one
+    pruned = cache.load(f"trees/{tree}-{_digest(old)}.shared.npy") if same and old == new else None
     if pruned is None:
         total = _total(cache, tree, same, old, new, entry)
         if total is None:   # a cold cache: every file learned (in `workers` processes) into one new pack
@@ -444,8 +463,8 @@ def tree_style(top: Path, files: list[str], scheme: Scheme, max_bytes: int | Non
             total = _weighted([fresh.get(k) or cache.entry(k) or entry(k) for k in new], list(new.values()))
             cache.use_packs(packs)
         pruned = shared(total)
-        cache.save(f"trees/{tree}.npy", total)
-        cache.save(f"trees/{tree}.shared.npy", pruned)
+        cache.save(f"trees/{tree}-{_digest(new)}.npy", total)
+        cache.save(f"trees/{tree}-{_digest(new)}.shared.npy", pruned)
     if old != new or listing.get("top") != str(top) or data:
         cache.save_json(f"trees/{tree}.json", {"top": str(top), "files": keys, "sum": _digest(new), "packs": packs,
                                                "stat": stats, "noted": noted})
@@ -466,7 +485,7 @@ def tree_style(top: Path, files: list[str], scheme: Scheme, max_bytes: int | Non
 def _total(cache: Cache, tree: str, same: bool, old: Counter | None, new: Counter, entry) -> Counts | None:
     """The tree's full sum from the cached one and the files that changed (their counts from `entry`), or
     None when it must be summed again."""
-    total = cache.load(f"trees/{tree}.npy") if same else None
+    total = cache.load(f"trees/{tree}-{_digest(old)}.npy") if same else None
     if total is None:
         return None
     added, removed = new - old, old - new
