@@ -91,8 +91,9 @@ def parser() -> cli.ArgumentParser:
                    help="report every finding whose score (log10 gain) is at least SCORE, whatever its rule and "
                         "confidence (how bench/check.py calibrates)")
     p.add_argument("--learn", choices=LEARN, default=None,
-                   help="how the repository's style is learned from the files checked: each file's own alone "
-                        "(none), the other files' counts beneath it (folder), a model of the other files "
+                   help="how the repository's style is learned: each file's own alone (none), the other files' "
+                        "counts beneath it (folder: in a git work tree, all of its files', cached), a model of the "
+                        "other files checked "
                         f"(project), or both (default {DEFAULT_LEARN}; docs/check.md compares them)")
     p.add_argument("--no-learn", dest="learn", action="store_const", const="none",
                    help="check each file alone (its own style and the model's)")
