@@ -20,7 +20,7 @@ import os
 import tempfile
 import time
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
@@ -128,19 +128,27 @@ def merged(total: Counts, delta: Counts) -> Counts:
 def learn_bytes(scheme: Scheme, data: bytes, name: str, max_bytes: int | None = None) -> Counts:
     """What ranker/folder.py learns of one file's bytes (nothing when they are not a readable source: the
     folder's pass skips such a file too)."""
+    return _learned(scheme, data, name, max_bytes)[0]
+
+
+def _learned(scheme: Scheme, data: bytes, name: str, max_bytes: int | None,
+             keep: bool = False) -> tuple[Counts, bytes | None]:
+    """learn_bytes, and with `keep` the file's leaves as the walk parsed them (ranking the file then does not
+    parse it again: Style.parsed)."""
     if max_bytes is not None and len(data) > max_bytes:
-        return Counts.empty()
+        return Counts.empty(), None
     try:
         text = decode(data, name)
     except InputError:
-        return Counts.empty()
+        return Counts.empty(), None
     if text.startswith(BOM):
         text = text[1:]
-    walk = StyleWalk(scheme, text)
+    walk = StyleWalk(scheme, text, keep=keep)
     wide = tuple(np.unique(k, return_counts=True) for k in wide_keys(walk.ids))
     narrow = np.unique(narrow_keys(walk.ids), return_counts=True)
     as64 = lambda pair: (pair[0].astype(np.int64), pair[1].astype(np.int64))
-    return Counts(tuple(map(as64, wide)), as64(narrow), HabitCounts.of(walk.gap_texts(), walk.unit))
+    counts = Counts(tuple(map(as64, wide)), as64(narrow), HabitCounts.of(walk.gap_texts(), walk.unit))
+    return counts, walk.parsed if keep else None
 
 
 def shared(total: Counts) -> Counts:
@@ -193,6 +201,7 @@ class TreeStyle:
     own: dict[str, Counts]
     seconds: dict[str, float]
     relearned: int               # files learned in this run (the others came from the cache)
+    parsed: dict[str, bytes] = field(default_factory=dict)   # path -> its leaves, when learned in this run
 
     def styles(self, paths=None):
         """A function path -> Style, as ranker/folder.py's folder_style gives, for the files of this tree.
@@ -208,11 +217,12 @@ class TreeStyle:
         if paths is not None:
             own = {p: self.own.get(rel(p)) for p in paths}
             own = {p: c.habits for p, c in own.items() if c is not None}
+            parsed = {p: self.parsed[rel(p)] for p in own if self.parsed.get(rel(p)) is not None}
 
             def style_of(path: str) -> Style:
                 if path not in own:   # not one of the tree's files: nothing of it to take off
                     return Style(folder, empty, habits)
-                return Style(folder, None, habits - own[path])
+                return Style(folder, None, habits - own[path], parsed.get(path))
             return style_of
 
         def style(path: str) -> Style:
@@ -437,6 +447,7 @@ def tree_style(top: Path, files: list[str], scheme: Scheme, max_bytes: int | Non
     new = Counter(keys.values())
     path_of = {k: r for r, k in keys.items()}
     learned = 0
+    parsed: dict[str, bytes | None] = {}
 
     def entry(key: str) -> Counts:
         """A file's counts, from the cache or learned now (and cached, alone)."""
@@ -455,8 +466,8 @@ def tree_style(top: Path, files: list[str], scheme: Scheme, max_bytes: int | Non
     if pruned is None:
         total = _total(cache, tree, same, old, new, entry)
         if total is None:   # a cold cache: every file learned (in `workers` processes) into one new pack
-            fresh = _learn_all([(k, path_of[k]) for k in new if cache.entry(k) is None], scheme, content, max_bytes,
-                               workers)
+            fresh, parsed = _learn_all([(k, path_of[k]) for k in new if cache.entry(k) is None], scheme, content,
+                                       max_bytes, workers)
             learned += len(fresh)
             pack = cache.save_pack({k: c.to_array() for k, c in fresh.items()})
             packs = [pack] if pack is not None and len(fresh) == len(new) else packs + [pack] * (pack is not None)
@@ -479,7 +490,8 @@ def tree_style(top: Path, files: list[str], scheme: Scheme, max_bytes: int | Non
             pass
     seconds["sum"] = time.time() - t1
     own = _OwnCounts(keys, entry)
-    return TreeStyle(top, pruned, own, {k: round(v, 3) for k, v in seconds.items()}, learned)
+    leaves = {rel: parsed[key] for rel, key in keys.items() if parsed.get(key) is not None}
+    return TreeStyle(top, pruned, own, {k: round(v, 3) for k, v in seconds.items()}, learned, leaves)
 
 
 def _total(cache: Cache, tree: str, same: bool, old: Counter | None, new: Counter, entry) -> Counts | None:
@@ -540,25 +552,30 @@ class _OwnCounts(dict):
         return self[rel]
 
 
-def _learn_one(scheme: Scheme, max_bytes: int | None, item: tuple[str, bytes]) -> np.ndarray:
+def _learn_one(scheme: Scheme, max_bytes: int | None, item: tuple[str, bytes]) -> tuple[np.ndarray, bytes | None]:
     rel, data = item
-    return learn_bytes(scheme, data, rel, max_bytes).to_array()
+    counts, parsed = _learned(scheme, data, rel, max_bytes, keep=True)
+    return counts.to_array(), parsed
 
 
 def _learn_all(wanted: list[tuple[str, str]], scheme: Scheme, content, max_bytes: int | None,
-               workers: int) -> dict[str, Counts]:
-    """The counts of the files (key, path) `wanted`, learned by `workers` processes."""
+               workers: int) -> tuple[dict[str, Counts], dict[str, bytes | None]]:
+    """The counts of the files (key, path) `wanted`, learned by `workers` processes, and their leaves (the
+    files checked in this run are not parsed again, as with ranker/folder.py)."""
     items = [(rel, content(rel)) for _, rel in wanted]
     if workers > 1 and len(items) > 1:
         from unnatural.parallel import ordered_map
         results = ordered_map(partial(_learn_one, scheme, max_bytes), items, workers, parent=True)
     else:
         results = map(partial(_learn_one, scheme, max_bytes), items)
+    counts, parsed = {}, {}
     try:
-        return {key: Counts.from_array(a) for (key, _), a in zip(wanted, results)}
+        for (key, _), (array, leaves) in zip(wanted, results):
+            counts[key], parsed[key] = Counts.from_array(array), leaves
     finally:
         if hasattr(results, "close"):
             results.close()
+    return counts, parsed
 
 
 def learning_tree(paths: list[str]) -> Path | None:
