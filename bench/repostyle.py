@@ -12,7 +12,8 @@ included: on a loaded machine the wall clock measures the load as much as the ch
 - one file, warm, nothing changed;
 - one file, warm, that file changed since the last run (a line added each time: only it is learned again).
 
-Then where the time of a warm run on a changed file goes, measured in one process (`--profile`, phase by
+Then whether the file's findings (at --min-score 1, so that there are some) are those a run on the whole
+repository reports for it, and where the time of a warm run on a changed file goes, measured in one process (`--profile`, phase by
 phase). The table goes to stdout and, with --docs, between markers in that Markdown file.
 """
 from __future__ import annotations
@@ -73,6 +74,19 @@ def timed(argv: list[str], cwd: Path) -> tuple[float, float]:
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
+def same_findings(repo: Path, target: str, base: list[str]) -> tuple[bool, int]:
+    """Whether bin/check on `target` alone reports, at a low score (so that there are findings to compare),
+    what a run on the whole repository reports for it; and how many."""
+    def findings(paths: list[str]) -> list[str]:
+        proc = subprocess.run([str(ROOT / "bin" / "check"), *base, "--min-score", "1", "--format", "json", *paths],
+                              cwd=repo, capture_output=True, text=True)
+        if proc.returncode not in (0, 1):
+            raise cli.CommandError(f"bin/check failed: {proc.stderr.strip().splitlines()[-1:]}")
+        return [line for line in proc.stdout.splitlines() if line.startswith(f'{{"path": "{target}"')]
+    alone = findings([target])
+    return alone == findings(["."]), len(alone)
+
+
 def cache_of(repo: Path) -> Path:
     return repo / ".git" / "unnatural"
 
@@ -98,6 +112,7 @@ def run(count: int, runs: int, model: str | None) -> list[str]:
         changed.append(timed([*base, target], repo))
     rows.append(("one file, warm cache, that file changed", changed))
     subprocess.run(["git", "checkout", "-q", "--", "."], cwd=repo, check=True)
+    same, count = same_findings(repo, target, base)
     out = [f"bin/check on `{target}` of a {len(files):,}-file git repository (the JDK's first files), 1 worker; "
            "wall clock from outside, a new process each run:", "",
            "| run | runs | best s | median s | median CPU s |", "|---|---:|---:|---:|---:|"]
@@ -113,7 +128,9 @@ def run(count: int, runs: int, model: str | None) -> list[str]:
             f"| one changed file, warm cache, <= {TARGET_SECONDS} s end to end (median) | {warm:.2f} s wall, "
             f"{cpu:.2f} s CPU | {status} |",
             f"| cold run <= a whole-repository check | {statistics.median(w for w, _ in cold):.2f} s against "
-            f"{whole:.2f} s | {'PASS' if statistics.median(w for w, _ in cold) <= whole else 'FAIL'} |", ""]
+            f"{whole:.2f} s | {'PASS' if statistics.median(w for w, _ in cold) <= whole else 'FAIL'} |",
+            f"| the file's findings (`--min-score 1 --format json`) as a whole-repository run's | {count} findings, "
+            f"{'the same' if same else 'different'} | {'PASS' if same else 'FAIL'} |", ""]
     out += profile(repo, target, model)
     load = os.getloadavg()[0]
     out += ["", f"Machine load (1-minute load average) {load:.1f} at the end, on {os.cpu_count()} cores."]
