@@ -50,7 +50,9 @@ def files_to_check(paths: Iterable[str | Path], max_bytes: int = MAX_BYTES,
     for arg in paths:
         arg = str(arg)
         where = os.path.join(cwd, arg)
-        if os.path.isdir(where):
+        if os.path.isdir(where) and _in_tree(arg, cwd)[1]:   # a linked folder out of its work tree
+            problems.append(Problem(f"{user_path(arg, cwd)}: {_in_tree(arg, cwd)[1]}; skipped", "warning"))
+        elif os.path.isdir(where):
             listed, unlisted = _folder_files(where)
             for name in listed:
                 name, outside = _in_tree(os.path.join(arg, name), cwd)
@@ -97,7 +99,7 @@ def files_to_check(paths: Iterable[str | Path], max_bytes: int = MAX_BYTES,
 
 def _in_tree(name: str, cwd: str) -> tuple[str, str | None]:
     """A link in a git work tree, by its target: (the target's path, as `name` is written: relative to `cwd`
-    or absolute, None) when the target is a file of the same tree, (name, why not) when it leads out of it;
+    or absolute, None) when the target is in the same tree, (name, why not) when it leads out of it;
     (name, None) for anything else (not a link, not in a work tree: checked as named)."""
     where = os.path.join(cwd, name)
     if not os.path.islink(where):

@@ -195,3 +195,6 @@ def test_links_in_a_work_tree_are_checked_under_their_target_and_not_followed_ou
     assert check([str(r / "src/A.java")], tmp_path) == (["r/src/Z.java"], [])
     assert check(["src/Out.java"], r) == ([], [("warning", "src/Out.java: a link out of the work tree, not "
                                                            "followed; skipped")])
+    # a folder linked from outside the tree, named: not followed into the other project
+    assert check(["linked"], r) == ([], [("warning", "linked: a link out of the work tree, not followed; skipped")])
+    assert check([str(tmp_path / "other")], r) == ([str(tmp_path / "other/O.java")], [])   # named as itself: checked
