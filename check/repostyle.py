@@ -580,23 +580,28 @@ def _learn_all(wanted: list[tuple[str, str]], scheme: Scheme, content, max_bytes
 
 def learning_tree(paths: list[str]) -> Path | None:
     """The git work tree whose whole style checks `paths`: the one top they are all inside, none of them
-    ignored by git (a user who names an ignored folder, or files of two trees, gets their own style)."""
-    from .git import work_tree
-    tops = set()
+    ignored by git (a user who names an ignored folder, or files of two trees, gets their own style). One git
+    process per folder and one for the ignore rules (a pre-commit hook names many files)."""
+    from .paths import _top
+    tops: dict[str, list[str]] = {}
     for p in paths:
         real = os.path.realpath(p)
         folder = real if os.path.isdir(real) else os.path.dirname(real)
         if not os.path.isdir(folder):
             continue
-        top = work_tree(folder)
+        top = _top(folder)
         if top is None:
             return None
-        if os.path.realpath(top) != real:
-            try:
-                git(["check-ignore", "-q", "--",
-                     os.path.relpath(real, os.path.realpath(top))], top)
-                return None   # ignored
-            except GitError:
-                pass   # exit 1: not ignored
-        tops.add(os.path.realpath(top))
-    return Path(tops.pop()) if len(tops) == 1 else None
+        tops.setdefault(top, [])
+        if top != real:
+            tops[top].append(os.path.relpath(real, top))
+    if len(tops) != 1:
+        return None
+    top, rels = tops.popitem()
+    if rels:
+        try:
+            git(["check-ignore", "-q", "--", *rels], top)
+            return None   # exit 0: one of them is ignored
+        except GitError:
+            pass   # exit 1: none is
+    return Path(top)

@@ -34,12 +34,15 @@ def changed_lines(paths: Iterable[str | Path], rev: str | None, staged: bool = F
     a git work tree or `rev` is not a revision of its repository. With `staged`, what the index changes since
     `rev` (None: HEAD, or nothing before the first commit): the lines a commit would add."""
     by_top: dict[Path, list[str]] = defaultdict(list)
+    tops: dict[str, Path | None] = {}   # one git process per folder (a pre-commit hook names many files)
     for p in paths:
         real = os.path.realpath(p)
         folder = real if os.path.isdir(real) else os.path.dirname(real)
         if not os.path.isdir(folder):
             continue   # a missing path: the checker reports it
-        top = work_tree(folder)
+        if folder not in tops:
+            tops[folder] = work_tree(folder)
+        top = tops[folder]
         if top is None:
             option = "--staged" if staged and rev is None else "--since"
             raise SinceError(f"{option}: {p} is not inside a git work tree")
