@@ -275,3 +275,14 @@ def test_merging_a_difference_is_summing_again(base, plus, minus):
     fast, slow = merged(total, delta), add([total, p, m], [1, 1, -1])
     for (fk, fc), (sk, sc) in zip(fast.wide + (fast.narrow,), slow.wide + (slow.narrow,)):
         assert fk.tolist() == sk.tolist() and fc.tolist() == sc.tolist()
+
+
+def test_a_tree_without_java_files_has_an_empty_style(tmp_path):
+    from check.repostyle import tree_style
+    from parsing.schemes import get_scheme
+    root = tmp_path / "repo"
+    git_repo(root)
+    for cache in (tmp_path / "cache", tmp_path / "cache", None):
+        tree = tree_style(root, [], get_scheme("kind-units"), None, 1, cache_dir=cache)
+        style = tree.styles()(str(root / "X.java"))
+        assert [len(t.keys) for t in style.folder.tables()] == [0, 0, 0] and tree.relearned == 0
