@@ -169,6 +169,7 @@ bench: setup data
 	@mkdir -p docs && cp .bench/bench.md docs/bench.md
 	@test -e $(DEFAULT_MODEL).ceilings || bin/build-lm --order 6 corpora/
 	bin/check-bench --speed 5000 --docs docs/check.md
+	bin/repostyle-bench --docs docs/bench.md
 
 # KenLM's binary formats (probing, trie, quantized) of the default model at orders 6 and 7: ranking time,
 # lookups and MRR on CodRep 2019 validation (the table in docs/speed.md).

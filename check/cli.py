@@ -90,9 +90,10 @@ def parser() -> cli.ArgumentParser:
     which.add_argument("--min-score", type=float, default=None, metavar="SCORE",
                    help="report every finding whose score (log10 gain) is at least SCORE, whatever its rule and "
                         "confidence (how bench/check.py calibrates)")
-    p.add_argument("--learn", choices=LEARN, default=DEFAULT_LEARN,
-                   help="how the repository's style is learned from the files checked: each file's own alone "
-                        "(none), the other files' counts beneath it (folder), a model of the other files "
+    p.add_argument("--learn", choices=LEARN, default=None,
+                   help="how the repository's style is learned: each file's own alone (none), the other files' "
+                        "counts beneath it (folder: in a git work tree, all of its files', cached), a model of the "
+                        "other files checked "
                         f"(project), or both (default {DEFAULT_LEARN}; docs/check.md compares them)")
     p.add_argument("--no-learn", dest="learn", action="store_const", const="none",
                    help="check each file alone (its own style and the model's)")
@@ -105,6 +106,16 @@ def parser() -> cli.ArgumentParser:
     p.add_argument("--since", metavar="REV",
                    help="report only findings on lines changed since git revision REV (the whole repository "
                         "still teaches its style)")
+    p.add_argument("--staged", action="store_true",
+                   help="report only findings on lines staged for the next commit (git's index against HEAD)")
+    p.add_argument("--no-cache", action="store_true",
+                   help="learn the work tree's style without reading or writing its cache (docs/ci.md)")
+    p.add_argument("--exclude", action="append", default=[], metavar="GLOB",
+                   help="neither check nor learn from files matching GLOB (relative to the repository's root; "
+                        "repeatable; also the configuration file's 'exclude', docs/ci.md)")
+    p.add_argument("--skip-bad-files", action="store_true",
+                   help="files that cannot be checked (unreadable, binary, not UTF-8, missing) are warnings that "
+                        "do not change the exit status: 1 only for findings (a CI gate)")
     add_output_arguments(p)
     cli.add_workers(p)
     cli.add_cluster(p, "check on a Dask cluster instead of --workers: a scheduler address, or local:N for N local "
@@ -114,8 +125,9 @@ def parser() -> cli.ArgumentParser:
     return p
 
 
-_EPILOG = """exit status: 0 no findings, 1 findings, 2 usage or input errors (the other files are still
-checked), 130 interrupted."""
+_EPILOG = """exit status: 0 no findings, 1 findings or files skipped (each a warning line; with --skip-bad-files
+findings only), 2 usage or fatal errors (a bad configuration file, a fix that cannot be written), 130
+interrupted (docs/errors.md)."""
 
 
 def _check_one(path: str) -> CheckedFile:
@@ -132,19 +144,24 @@ def _check_one(path: str) -> CheckedFile:
 def main_run(args) -> int:
     from .discover import files_to_check
     t0 = time.time()
+    root = _configure(args)
     files, problems = files_to_check(args.paths, args.max_bytes)
-    for problem in problems:
-        (cli.error if problem.severity == "error" else cli.warning)(COMMAND, problem)
+    if args.exclude:
+        from .config import excluded, relative_to
+        files = [f for f in files if not excluded(relative_to(f, root), args.exclude)]
+    for problem in problems:   # an input not checked: a warning, whatever it is (docs/errors.md)
+        cli.warning(COMMAND, problem)
     # the PATHs, not the files: the revision is checked even when no file is left, and git gets a short list
-    changed = _changed_lines(args.since, args.paths) if args.since else None
+    changed = _changed_lines(args.since, args.paths, args.staged) if args.since or args.staged else None
     run, lm, job = _set_up(args, files)
-    report = None if args.diff else reporter(args.format, sys.stdout, options_for(sys.stdout, args.color,
-                                                                                  quiet=args.quiet))
+    from .paths import common_top   # SARIF and GitHub name files relative to the repository's root
+    report = None if args.diff else reporter(args.format, sys.stdout, options_for(
+        sys.stdout, args.color, quiet=args.quiet, root=common_top(args.paths)))
     if not args.quiet:
         print(run.signature(lm), file=sys.stderr)
     paths = [str(f) for f in files if changed is None or _key(f) in changed]
     results = _results(paths, job, args)
-    tally = _Tally(skipped=len(problems), errors=sum(p.severity == "error" for p in problems))
+    tally = _Tally(skipped=len(problems))
     bar = tqdm(total=len(paths), unit="file", desc="checking", file=sys.stderr, leave=False,
                disable=args.quiet or not sys.stderr.isatty())
     try:
@@ -154,8 +171,8 @@ def main_run(args) -> int:
                 lines = changed[_key(checked.path)]
                 checked = replace(checked, findings=tuple(f for f in checked.findings if lines is None or f.line in lines))
             tally.add(checked)
-            if checked.error and report is None:   # a reporter writes the error line (and its format's note)
-                cli.error(COMMAND, checked.error)
+            if checked.error and report is None:   # a reporter writes the warning line (and its format's note)
+                cli.warning(COMMAND, checked.error)
             elif checked.findings and (args.diff or args.fix):
                 _repair(checked, args, tally)
             if report is not None:
@@ -172,7 +189,7 @@ def main_run(args) -> int:
         print(summary_line(summary), file=sys.stderr)
     if tally.errors:
         return cli.EXIT_USAGE
-    return cli.EXIT_FINDINGS if tally.findings else cli.EXIT_OK
+    return cli.EXIT_FINDINGS if tally.findings or (tally.skipped and not args.skip_bad_files) else cli.EXIT_OK
 
 
 @dataclass
@@ -181,16 +198,32 @@ class _Tally:
     findings: int = 0
     skipped: int = 0     # inputs that could not be checked
     lines: int = 0
-    errors: int = 0      # input errors (not warnings: a file over --max-bytes), and fixes that could not be written
+    errors: int = 0      # fixes that could not be written
 
     def add(self, checked: CheckedFile) -> None:
         if checked.error:
             self.skipped += 1
-            self.errors += 1
             return
         self.files += 1
         self.findings += len(checked.findings)
         self.lines += checked.text.count("\n") + 1
+
+
+def _configure(args) -> Path:
+    """Read the repository's configuration file into `args` (the command line wins; excludes add up): the
+    root that excludes are relative to."""
+    from .config import ConfigError, load
+    from .paths import common_top
+    root = common_top(args.paths) or Path(os.path.abspath(os.curdir))
+    try:
+        config = load(root)
+    except ConfigError as e:
+        raise cli.CommandError(e) from None
+    if config.sensitivity and args.sensitivity is None and args.threshold is None and args.min_score is None:
+        args.sensitivity = config.sensitivity
+    args.learn = args.learn or config.learn or DEFAULT_LEARN
+    args.exclude = [*config.exclude, *args.exclude]
+    return root
 
 
 def _set_up(args, files) -> tuple[CheckRun, LanguageModel, dict]:
@@ -215,12 +248,28 @@ def _set_up(args, files) -> tuple[CheckRun, LanguageModel, dict]:
     # a project model is learned where the files are checked, on top of the general model's scorer
     general = load(RankConfig(str(model), edits=EDITS))[0] if config.project else None
     try:
-        learned = learn([str(f) for f in files], lm, config, general, args.workers, max_bytes=args.max_bytes)
+        learned = _whole_tree(args, config, scheme, files) or learn(
+            [str(f) for f in files], lm, config, general, args.workers, max_bytes=args.max_bytes)
     except (KenlmError, OSError) as e:
         raise cli.CommandError(f"learning a project model: {e}") from None
     cfg = CheckConfig(least, args.max_findings, least_confidence=cutoff, evidence_floor=calibration.evidence_floor)
     job = dict(model=str(model), cfg=cfg, calibration=calibration, learned=learned, max_bytes=args.max_bytes)
     return CheckRun(str(model), config, report, calibration.model or "none"), lm, job
+
+
+def _whole_tree(args, config: LearnConfig, scheme, checked) -> Learned | None:
+    """--learn folder on files of one git work tree: the whole tree's style, cached (check/repostyle.py)."""
+    from .repostyle import learning_tree, tree_style
+    top = learning_tree(args.paths) if config.method == "folder" else None
+    if top is None:
+        return None
+    from .discover import files_to_check
+    files, _ = files_to_check(["."], args.max_bytes, cwd=top)
+    if args.exclude:
+        from .config import excluded
+        files = [f for f in files if not excluded(Path(f).as_posix(), args.exclude)]
+    tree = tree_style(top, files, scheme, args.max_bytes, args.workers, cache_dir=None if args.no_cache else True)
+    return Learned(config, None, styles=tree.styles([str(f) for f in checked]), seconds=tree.seconds)
 
 
 def _install(job: dict) -> None:
@@ -258,12 +307,12 @@ def _key(path) -> str:
     return os.path.realpath(path)
 
 
-def _changed_lines(rev: str, paths) -> dict[str, set[int] | None]:
+def _changed_lines(rev: str | None, paths, staged: bool = False) -> dict[str, set[int] | None]:
     """--since: real path -> the lines changed since `rev` (None: all of it) of the files under `paths`;
     files not changed are absent."""
     from .since import SinceError, changed_lines
     try:
-        return {_key(p): lines for p, lines in changed_lines(paths, rev).items()}
+        return {_key(p): lines for p, lines in changed_lines(paths, rev, staged).items()}
     except SinceError as e:
         raise cli.CommandError(e) from None
 
@@ -273,12 +322,15 @@ def _repair(checked: CheckedFile, args, tally: _Tally) -> None:
     from .fix import apply, unified_diff, write_fixed
     fixed = apply(checked.text, checked.findings)
     if args.diff:
-        sys.stdout.write(unified_diff(checked.path, checked.text, fixed))
+        from .paths import patch_path   # relative to the repository's root, however the file was named
+        sys.stdout.write(unified_diff(patch_path(checked.path), checked.text, fixed))
     if args.fix:
         problem = write_fixed(Path(checked.path), checked.text.encode("utf-8"), fixed)
         if problem:
             cli.error(COMMAND, problem)
             tally.errors += 1
+        elif fixed != checked.text and not args.quiet:
+            print(f"{COMMAND}: wrote {checked.path}", file=sys.stderr)
 
 
 @cli.command(COMMAND)

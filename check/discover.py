@@ -1,8 +1,11 @@
 """The files bin/check checks, from the PATHs a user names.
 
-    a file              itself, whatever its suffix
+    a file              itself when it is a *.java file (another one is skipped with a warning)
     a folder in a git   the tracked and the untracked-but-not-ignored *.java files under it (`git ls-files`);
     work tree           a folder git ignores entirely is walked as named
+
+In a git work tree, a link (listed by git, or named) to a file of the same tree is checked once, under its
+target's path; a link out of the tree is not followed (a warning says so).
     any other folder    its *.java files, hidden folders and build output skipped (formats.sources.walk_files)
 
 Each file once (also when named twice or reached through a link), in the one order of source files, named as
@@ -47,13 +50,26 @@ def files_to_check(paths: Iterable[str | Path], max_bytes: int = MAX_BYTES,
     for arg in paths:
         arg = str(arg)
         where = os.path.join(cwd, arg)
-        if os.path.isdir(where):
+        if os.path.isdir(where) and _in_tree(arg, cwd)[1]:   # a linked folder out of its work tree
+            problems.append(Problem(f"{user_path(arg, cwd)}: {_in_tree(arg, cwd)[1]}; skipped", "warning"))
+        elif os.path.isdir(where):
             listed, unlisted = _folder_files(where)
-            found.extend((os.path.join(arg, name), False) for name in listed)
+            for name in listed:
+                name, outside = _in_tree(os.path.join(arg, name), cwd)
+                if outside:
+                    problems.append(Problem(f"{user_path(name, cwd)}: {outside}; skipped", "warning"))
+                else:
+                    found.append((name, False))
             problems.extend(Problem(f"{user_path(os.path.join(arg, name), cwd)}: cannot list ({why}); skipped")
                             for name, why in unlisted)
+        elif not arg.endswith(SUFFIX) and os.path.isfile(where):   # (a device or a fifo: an error below)
+            problems.append(Problem(f"{user_path(arg, cwd)}: not a {SUFFIX} file; skipped", "warning"))
         elif os.path.lexists(where):   # a file, or anything else that is named (a broken link is reported below)
-            found.append((arg, True))
+            name, outside = _in_tree(arg, cwd)
+            if outside:
+                problems.append(Problem(f"{user_path(arg, cwd)}: {outside}; skipped", "warning"))
+            else:
+                found.append((name, True))
         else:
             problems.append(Problem(f"{user_path(arg, cwd)}: no such file or folder"))
     files: dict[tuple[int, int], str] = {}
@@ -79,6 +95,27 @@ def files_to_check(paths: Iterable[str | Path], max_bytes: int = MAX_BYTES,
         if p.message not in once or p.severity == "error":
             once[p.message] = p
     return sorted(files.values(), key=sort_key), sorted(once.values(), key=lambda p: p.message)
+
+
+def _in_tree(name: str, cwd: str) -> tuple[str, str | None]:
+    """A link in a git work tree, by its target: (the target's path, as `name` is written: relative to `cwd`
+    or absolute, None) when the target is in the same tree, (name, why not) when it leads out of it;
+    (name, None) for anything else (not a link, not in a work tree: checked as named)."""
+    where = os.path.join(cwd, name)
+    if not os.path.islink(where):
+        return name, None
+    folder = os.path.dirname(os.path.abspath(where))
+    top = work_tree(folder)
+    if top is None:
+        return name, None
+    real, top = os.path.realpath(where), os.path.realpath(top)
+    if not real.startswith(top.rstrip(os.sep) + os.sep):
+        return name, "a link out of the work tree, not followed"
+    if os.path.isabs(name):
+        return real, None
+    # the target under the name the user would use: the link's folder as named, then the way to the target
+    return os.path.normpath(os.path.join(os.path.dirname(name),
+                                         os.path.relpath(real, os.path.realpath(os.path.dirname(where))))), None
 
 
 def _folder_files(folder: str) -> tuple[list[str], list[tuple[str, str]]]:

@@ -6,7 +6,7 @@ pull request's files:
 Paths are relative to the root: the one given, else GITHUB_WORKSPACE (the checked-out repository, in a
 workflow), else the current folder. Escaping as the runner's toolkit does it: in the message %, CR and LF; in
 properties also ':' and ','.
-A file that could not be checked is an ::error annotation on that file.
+A file that could not be checked is a ::warning annotation on that file.
 """
 from __future__ import annotations
 
@@ -63,5 +63,5 @@ class GithubReporter(Reporter):
         return command("warning", where, f"{f.message} (confidence {f.confidence:.2f})")
 
     def skipped(self, checked: CheckedFile) -> None:
-        self.out.write(command("error", {"file": self.path(checked.path), "title": COMMAND},
+        self.out.write(command("warning", {"file": self.path(checked.path), "title": COMMAND},
                                f"not checked: {checked.error}") + "\n")

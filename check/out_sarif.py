@@ -3,32 +3,32 @@ written when the run finishes.
 
 Each finding is a result with its rule, a warning level, the message, the gap's region (lines and columns
 as editors count them, in Unicode code points, and the 0-based character offset and length) in a file
-named relative to %SRCROOT% (the root: the current folder unless told otherwise), and a fix that replaces
-the gap's whitespace, so that SARIF tools can apply it. Files that could not be checked are the invocation's
+named relative to %SRCROOT% (the root: the repository's, bin/check tells it; else the current folder; a file
+outside it is named relative to its own work tree's top, else with '../' from the root), and a fix that replaces the
+gap's whitespace, so that SARIF tools can apply it. No local path is written: %SRCROOT% is left for the reader
+to resolve (code scanning takes the checkout), and the tool has no informationUri until the project has a
+public home. Files that could not be checked are the invocation's
 toolExecutionNotifications. tests/test_check_output.py validates the log against the official schema.
 """
 from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 from urllib.parse import quote
 
 from parsing.offsets import Lines
-from unnatural import ROOT, __version__
+from unnatural import __version__
 
 from .findings import CheckedFile, Finding, Summary
+from .paths import tree_relative
 from .report import Reporter, gap_span, relative
 from .rules import RULES
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SRCROOT = "%SRCROOT%"
-# the project has no public home yet: the installation's own page on bin/check
-INFORMATION_URI = (ROOT / "docs" / "check.md").as_uri()
-
-
-def file_uri(path: str) -> str:
-    """A file:// URI of an absolute path (any bytes, percent-encoded)."""
-    return "file://" + quote(os.fsencode(path))
+# a URL of the project's public home when it has one; never a local file (it names the user's folders)
+INFORMATION_URI: str | None = None
 
 
 class SarifReporter(Reporter):
@@ -41,8 +41,8 @@ class SarifReporter(Reporter):
 
     def artifact(self, path: str) -> dict:
         rel = relative(path, self.base)
-        if rel is None:   # outside the root: an absolute URI
-            return {"uri": file_uri(os.path.abspath(path))}
+        if rel is None:   # outside the root: relative to its own repository, else to the root (no local path)
+            rel = tree_relative(path) or Path(os.path.relpath(os.path.abspath(path), self.base)).as_posix()
         return {"uri": quote(os.fsencode(rel)), "uriBaseId": SRCROOT}
 
     def report(self, checked: CheckedFile) -> None:
@@ -55,12 +55,17 @@ class SarifReporter(Reporter):
         (start_line, start_column), (end_line, end_column) = gap_span(lines, f)
         gap = {"startLine": start_line, "startColumn": start_column, "endLine": end_line, "endColumn": end_column,
                "charOffset": f.start, "charLength": len(f.original)}
-        if f.original:
-            shown = gap
-        else:   # an empty gap is an insertion point: point at the spot's character instead
-            line, column = lines.position(f.offset - 1)
-            shown = {"startLine": line, "startColumn": column, "endLine": line, "endColumn": column + 1,
-                     "charOffset": f.offset - 1, "charLength": 1}
+        # shown: the part of the gap on the finding's own line (the line the text output names: an indentation's
+        # gap starts with the line break before it), or, when none of it is there, the spot's own character;
+        # the fix still replaces the whole gap
+        spot = f.offset - 1
+        line, column = lines.position(spot)
+        start, end = max(f.start, spot - (column - 1)), f.end
+        if end <= start:
+            start, end = spot, spot + 1
+        (line, column), (end_line, end_column) = lines.position(start), lines.position(end)
+        shown = {"startLine": line, "startColumn": column, "endLine": end_line, "endColumn": end_column,
+                 "charOffset": start, "charLength": end - start}
         index = self.rules.setdefault(f.rule, len(self.rules))
         return {
             "ruleId": f.rule, "ruleIndex": index, "level": "warning", "message": {"text": f.message},
@@ -75,20 +80,21 @@ class SarifReporter(Reporter):
 
     def skipped(self, checked: CheckedFile) -> None:
         self.notifications.append({
-            "level": "error", "message": {"text": checked.error},
+            "level": "warning", "message": {"text": checked.error},
             "locations": [{"physicalLocation": {"artifactLocation": self.artifact(checked.path)}}]})
 
     def log(self, summary: Summary) -> dict:
         rules = [{"id": rule, "name": "".join(w.capitalize() for w in rule.split("-")),
                   "shortDescription": {"text": RULES.get(rule, rule)},
                   "defaultConfiguration": {"level": "warning"}} for rule in self.rules]
-        driver = {"name": "unnatural", "version": __version__, "semanticVersion": __version__,
-                  "informationUri": INFORMATION_URI, "rules": rules}
+        driver = {"name": "unnatural", "version": __version__, "semanticVersion": __version__, "rules": rules}
+        if INFORMATION_URI:
+            driver["informationUri"] = INFORMATION_URI
         invocation = {"executionSuccessful": not self.notifications}
         if self.notifications:
             invocation["toolExecutionNotifications"] = self.notifications
         run = {"tool": {"driver": driver}, "invocations": [invocation],
-               "originalUriBaseIds": {SRCROOT: {"uri": file_uri(str(self.base)).rstrip("/") + "/"}},
+               "originalUriBaseIds": {SRCROOT: {"description": {"text": "the repository's root"}}},
                "columnKind": "unicodeCodePoints", "results": self.results,
                "properties": {"signature": summary.signature, "files": summary.files, "lines": summary.lines,
                               "skipped": summary.skipped, "seconds": summary.seconds}}

@@ -69,8 +69,9 @@ class Reporter:
 
 
 def error_line(checked: CheckedFile) -> str:
-    """`check: error: PATH: WHY` (the one CLI convention, unnatural/cli.py; the error names its file)."""
-    return f"{COMMAND}: error: {printable(checked.error)}"
+    """`check: warning: PATH: WHY; skipped` (the one CLI convention, unnatural/cli.py and docs/errors.md: an
+    input not checked is a warning; the line names its file)."""
+    return f"{COMMAND}: warning: {printable(checked.error)}"
 
 
 def _count(n: int, noun: str) -> str:

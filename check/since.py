@@ -24,35 +24,47 @@ class SinceError(Exception):
     """--since cannot be answered (not in a git work tree, an unknown revision); the message is one line."""
 
 
-def changed_lines(paths: Iterable[str | Path], rev: str) -> Changes:
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"   # what a repository without a commit is compared with
+
+
+def changed_lines(paths: Iterable[str | Path], rev: str | None, staged: bool = False) -> Changes:
     """The files under `paths` that changed since `rev`, by their real absolute path (links resolved): the
     numbers of their changed lines (1-based; a deletion marks the lines on both sides of it), or None for a
     file that is new as a whole. A file not in the dict did not change. SinceError when a path is not inside
-    a git work tree or `rev` is not a revision of its repository."""
+    a git work tree or `rev` is not a revision of its repository. With `staged`, what the index changes since
+    `rev` (None: HEAD, or nothing before the first commit): the lines a commit would add."""
     by_top: dict[Path, list[str]] = defaultdict(list)
+    tops: dict[str, Path | None] = {}   # one git process per folder (a pre-commit hook names many files)
     for p in paths:
         real = os.path.realpath(p)
         folder = real if os.path.isdir(real) else os.path.dirname(real)
         if not os.path.isdir(folder):
             continue   # a missing path: the checker reports it
-        top = work_tree(folder)
+        if folder not in tops:
+            tops[folder] = work_tree(folder)
+        top = tops[folder]
         if top is None:
-            raise SinceError(f"--since: {p} is not inside a git work tree")
+            option = "--staged" if staged and rev is None else "--since"
+            raise SinceError(f"{option}: {p} is not inside a git work tree")
         by_top[top].append(os.path.relpath(real, top))
     changes: Changes = {}
     for top, specs in by_top.items():
         try:
-            commit = git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"], top)
+            commit = git(["rev-parse", "--verify", "--quiet", "--end-of-options",
+                          f"{'HEAD' if rev is None else rev}^{{commit}}"], top)
         except GitError:
-            raise SinceError(f"--since: unknown revision {rev!r} in {top}") from None
+            if rev is not None:
+                raise SinceError(f"--since: unknown revision {rev!r} in {top}") from None
+            commit = EMPTY_TREE.encode()   # --staged before the first commit: everything staged is new
         if len(specs) > MAX_PATHSPECS:
             specs = []
         try:
-            diff = git(["--literal-pathspecs", "-c", "core.quotePath=false", "diff", "-U0", "--no-color",
+            diff = git(["--literal-pathspecs", "-c", "core.quotePath=false", "diff", *(["--cached"] if staged else []),
+                        "-U0", "--no-color",
                         "--no-ext-diff", "--no-textconv", "--no-renames", "--ignore-submodules", "--src-prefix=a/",
                         "--dst-prefix=b/", commit.decode().strip(), "--", *specs], top)
-            untracked = git(["--literal-pathspecs", "ls-files", "-z", "--others", "--exclude-standard", "--", *specs],
-                            top)
+            untracked = b"" if staged else git(["--literal-pathspecs", "ls-files", "-z", "--others",
+                                                "--exclude-standard", "--", *specs], top)
         except GitError as e:
             raise SinceError(f"--since {rev}: {e}") from None
         for name, lines in parse_diff(diff).items():

@@ -40,10 +40,10 @@ def test_a_folder_is_walked_for_java_files(tmp_path, written, expected):
     assert check(["."], tmp_path / "p") == (expected, [])
 
 
-def test_a_file_named_is_checked_whatever_its_suffix(tmp_path):
+def test_a_java_file_named_is_checked_wherever_it_is_and_another_file_is_skipped(tmp_path):
     write(tmp_path, "Notes.txt", "target/T.java", ".hidden/H.java")
     assert check(["Notes.txt", "target/T.java", ".hidden/H.java"], tmp_path) == (
-        ["Notes.txt", ".hidden/H.java", "target/T.java"], [])
+        [".hidden/H.java", "target/T.java"], [("warning", "Notes.txt: not a .java file; skipped")])
 
 
 def test_a_missing_path_is_one_error_and_the_rest_is_checked(tmp_path):
@@ -174,3 +174,27 @@ def test_a_folder_that_cannot_be_listed_is_one_line_and_the_rest_is_checked(tmp_
             ["p/A.java", "p/z/Z.java"], [("error", "p/locked: cannot list (Permission denied); skipped")])
     finally:
         (tmp_path / "p/locked").chmod(0o755)
+
+
+def test_links_in_a_work_tree_are_checked_under_their_target_and_not_followed_out_of_it(tmp_path):
+    git = git_repo(tmp_path / "r")
+    r = tmp_path / "r"
+    write(r, "src/Z.java", "lib/L.java")
+    write(tmp_path, "other/O.java")
+    (r / "src/A.java").symlink_to("Z.java")
+    (r / "src/Up.java").symlink_to("../lib/L.java")
+    (r / "src/Out.java").symlink_to(tmp_path / "other/O.java")
+    (r / "linked").symlink_to(tmp_path / "other")   # a folder out of the tree: git lists the link, not its files
+    git("add", "-A")
+    git("commit", "-qm", "links")
+    out = ("warning", "r/src/Out.java: a link out of the work tree, not followed; skipped")
+    assert check(["r"], tmp_path) == (["r/lib/L.java", "r/src/Z.java"], [out])
+    assert check(["src/A.java"], r) == (["src/Z.java"], [])
+    assert check(["A.java", "Z.java"], r / "src") == (["Z.java"], [])
+    assert check(["Up.java"], r / "src") == (["../lib/L.java"], [])
+    assert check([str(r / "src/A.java")], tmp_path) == (["r/src/Z.java"], [])
+    assert check(["src/Out.java"], r) == ([], [("warning", "src/Out.java: a link out of the work tree, not "
+                                                           "followed; skipped")])
+    # a folder linked from outside the tree, named: not followed into the other project
+    assert check(["linked"], r) == ([], [("warning", "linked: a link out of the work tree, not followed; skipped")])
+    assert check([str(tmp_path / "other")], r) == ([str(tmp_path / "other/O.java")], [])   # named as itself: checked
