@@ -28,7 +28,8 @@ COMMANDS = {
     "stamina": ("automata.cli", "learn state machines from labelled strings (StaMinA)"),
 }
 # launchers that measure the research set-up itself (its data sets, corpora and tools): a checkout's bin/ only
-RESEARCH_ONLY = ("bench", "check-bench", "compare-orders", "detection-bench", "fim-bench", "fim-fit", "hostile")
+RESEARCH_ONLY = ("bench", "check-bench", "compare-orders", "detection-bench", "fim-bench", "fim-fit", "hostile",
+                 "repostyle-bench")
 
 
 def usage() -> str:
