@@ -41,7 +41,7 @@ LEARN = {"none": "file", "folder": "folder", "project": "project", "folder+proje
 DEFAULT_LEARN = "folder"   # chosen by bin/check-bench (docs/check.md, "Learning the repository's style")
 # The error model (ranker/repairs.py): a repository's errors are of any kind (a space added to a space, a
 # line indented one column off), not only CodRep 2019's; and check/calibration.json is fitted on these scores.
-EDITS = "any"
+EDITS = "real"
 
 _worker: dict = {}   # per process: scorer, scheme, config, calibration, what was learned; set before forking
 

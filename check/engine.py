@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from parsing.java import BOM, same_tokens, tokenize
 from parsing.schemes import Scheme, gap_symbol
 from ranker.explain import line_col
+from ranker.habits import NONE, HabitCounts, habits
 from ranker.rank import RankedFile, Style, rank_text
 from ranker.repairs import codrep_edit
 from ranker.score import Scorer
@@ -102,15 +103,16 @@ class _Context:
         # an empty gap before it (RankedFile.after_bom): the ranking's gap g is the walk's g - 1
         self.bom = int(text.startswith(BOM))
         self.scheme, self.text = scheme, text[self.bom:]
-        self.folder, self.parsed = style.folder, style.parsed
+        self.folder, self.parsed, self.habits = style.folder, style.parsed, style.habits
         self._walked = None
+        self._own_habits = None
 
     def _walk(self):
         if self._walked is None:
             from ranker.cache import narrow_keys   # numpy: only once a file has a candidate
             from ranker.walk import StyleWalk
             walk = StyleWalk(self.scheme, self.text, parsed=self.parsed)   # from the learning pass's leaves
-            self._walked = walk.symbols(), walk.gap_indents(), walk.unit, narrow_keys(walk.ids)
+            self._walked = walk.symbols(), walk.gap_indents(), walk.unit, narrow_keys(walk.ids), walk.gap_texts()
         return self._walked
 
     def gaps(self, ranked_gaps: int) -> int:
@@ -119,20 +121,41 @@ class _Context:
 
     def evidence(self, evidence: Evidence, gap: int, repaired: str) -> Evidence:
         """`evidence` with the counts of the ranking's gap `gap` (of the original text) and its repair to
-        `repaired`."""
-        from ranker.cache import narrow_key
-        syms, indents, unit, keys = self._walk()
+        `repaired`: of their gap symbols between the same two kinds of tokens when the repair changes the
+        symbol, else of the whitespace habit it changes (what trails a line, tabs in the indentation,
+        whitespace on blank lines, line endings: ranker/habits.py), in the repository's other files and in
+        the file."""
+        syms, indents, unit, keys, texts = self._walk()
         gap -= self.bom
+        fixed_symbol = gap_symbol(repaired, indents[gap], unit)
+        if fixed_symbol == syms[2 * gap]:
+            return replace(evidence, **self._habit_counts(texts, gap, repaired, unit), gaps=len(keys))
+        from ranker.cache import narrow_key
         before = syms[2 * gap - 1] if gap > 0 else "|"
         after = syms[2 * gap + 1] if 2 * gap + 1 < len(syms) else "|"
         observed = narrow_key(before, syms[2 * gap], after)
-        fixed = narrow_key(before, gap_symbol(repaired, indents[gap], unit), after)
+        fixed = narrow_key(before, fixed_symbol, after)
         own_observed, own_repaired = int((keys == observed).sum()), int((keys == fixed).sum())
         repo = self.folder.narrow_count if self.folder is not None else (lambda key: 0)
         # the folder counted the file too: its own part is taken off
         return replace(evidence, repo_observed=max(repo(observed) - own_observed, 0),
                        repo_repaired=max(repo(fixed) - own_repaired, 0), file_observed=own_observed - 1,
-                       gaps=len(keys))
+                       file_repaired=own_repaired, gaps=len(keys))
+
+    def _habit_counts(self, texts, gap: int, repaired: str, unit: str | None) -> dict[str, int]:
+        """The counts of the first habit whose value the repair changes (none: zeros)."""
+        observed_values, repaired_values = habits(texts[gap], unit), habits(repaired, unit)
+        changed = [j for j, (o, r) in enumerate(zip(observed_values, repaired_values)) if o != r and NONE not in (o, r)]
+        if not changed:
+            return dict(repo_observed=0, repo_repaired=0, file_observed=0, file_repaired=0)
+        j = changed[0]
+        if self._own_habits is None:
+            self._own_habits = HabitCounts.of(texts, unit).counts
+        own = self._own_habits[j]
+        repo = self.habits.counts[j] if self.habits is not None else (0.0,) * len(own)
+        o, r = observed_values[j], repaired_values[j]
+        return dict(repo_observed=int(repo[o]), repo_repaired=int(repo[r]), file_observed=int(own[o]) - 1,
+                    file_repaired=int(own[r]))
 
 
 def check_text(scorer: Scorer, scheme: Scheme, text: str, path: str, cfg: CheckConfig, calibration: Calibration,

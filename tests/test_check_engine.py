@@ -306,11 +306,12 @@ def _folder(tmp_path, texts, scheme="kind-units"):
 @pytest.mark.parametrize("text, others, learn, expected", [
     # `return  x`: 2 spaces between 'return' and a name twice in the file, 1 space once; once more in B (2
     # spaces), twice in C (1 space)
-    (HABIT, OTHERS, True, dict(repo_observed=1, repo_repaired=2, file_observed=1)),
-    ("\ufeff" + HABIT, OTHERS, True, dict(repo_observed=1, repo_repaired=2, file_observed=1)),   # a BOM
-    (HABIT, OTHERS[1:], True, dict(repo_observed=0, repo_repaired=2, file_observed=1)),
-    (HABIT, OTHERS, False, dict(repo_observed=0, repo_repaired=0, file_observed=1)),   # --no-learn
-    (HABIT.replace("return  y", "return y"), (), True, dict(repo_observed=0, repo_repaired=0, file_observed=0)),
+    (HABIT, OTHERS, True, dict(repo_observed=1, repo_repaired=2, file_observed=1, file_repaired=1)),
+    ("\ufeff" + HABIT, OTHERS, True, dict(repo_observed=1, repo_repaired=2, file_observed=1, file_repaired=1)),   # a BOM
+    (HABIT, OTHERS[1:], True, dict(repo_observed=0, repo_repaired=2, file_observed=1, file_repaired=1)),
+    (HABIT, OTHERS, False, dict(repo_observed=0, repo_repaired=0, file_observed=1, file_repaired=1)),   # --no-learn
+    (HABIT.replace("return  y", "return y"), (), True,
+     dict(repo_observed=0, repo_repaired=0, file_observed=0, file_repaired=2)),
 ])
 @pytest.mark.parametrize("scheme", ["kind-units", "kind"])   # the C++ walk (from the kept leaves), and Python's
 def test_the_context_counts_the_whitespace_between_the_same_kinds_of_tokens(tmp_path, text, others, learn, expected,
@@ -323,6 +324,29 @@ def test_the_context_counts_the_whitespace_between_the_same_kinds_of_tokens(tmp_
     stream = tokenize(text.lstrip("\ufeff"))
     gap = stream.gap_texts.index("  ") + text.startswith("\ufeff")   # the ranking's gap: a BOM is a token there
     got = _Context(get_scheme(scheme), text, style).evidence(Evidence(7.0, 1, 0), gap, " ")
+    assert got == Evidence(7.0, 1, 0, gaps=len(stream.gap_texts), **expected)
+
+
+TRAILING = "class A {\n    int f() { \n        return x;\n    }\n    int g() {\n        return y;\n    }\n}\n"
+
+
+@pytest.mark.parametrize("others, expected", [
+    # a trailing space changes no gap symbol: its habit is counted (what trails a line), here and in the others
+    ((), dict(repo_observed=0, repo_repaired=0, file_observed=0, file_repaired=7)),
+    (("class B {\n    int f() {\n        return b;\n    }\n}\n",),
+     dict(repo_observed=0, repo_repaired=5, file_observed=0, file_repaired=7)),
+    (("class B { \n    int f() {\n        return b;\n    }\n}\n",),
+     dict(repo_observed=1, repo_repaired=4, file_observed=0, file_repaired=7)),
+])
+def test_the_context_counts_the_habit_a_repair_changes(tmp_path, others, expected):
+    from check.engine import _Context
+    from parsing.java import tokenize
+    from parsing.schemes import get_scheme
+    from ranker.rank import Style
+    style = _folder(tmp_path, [TRAILING, *others]) if others else Style()
+    stream = tokenize(TRAILING)
+    gap = stream.gap_texts.index(" \n        ")
+    got = _Context(get_scheme("kind-units"), TRAILING, style).evidence(Evidence(7.0, 1, 0), gap, "\n        ")
     assert got == Evidence(7.0, 1, 0, gaps=len(stream.gap_texts), **expected)
 
 
