@@ -68,8 +68,9 @@ def run_check(folder: Path, args: list[str], workers: int, learn: str | None) ->
 
 
 def run_project(slips: SlipSet, project: str, sensitivity: str, workers: int, learn: str | None = None,
-                work: Path = WORK) -> Outputs:
+                work: Path | None = None) -> Outputs:
     """bin/check's findings on a fresh copy of `project`'s folder, and the copy as its --fix leaves it."""
+    work = work or WORK
     dest = work / sensitivity / project
     if dest.exists():
         shutil.rmtree(dest)
@@ -82,8 +83,9 @@ def run_project(slips: SlipSet, project: str, sensitivity: str, workers: int, le
 
 
 def measure(slips: SlipSet, sensitivities, workers: int, learn: str | None = None,
-            work: Path = WORK) -> dict[str, dict[str, Counts]]:
-    """sensitivity -> project -> its counts."""
+            work: Path | None = None) -> dict[str, dict[str, Counts]]:
+    """sensitivity -> project -> its counts (the outputs kept under `work`, default WORK)."""
+    work = work or WORK
     out: dict[str, dict[str, Counts]] = {}
     for s in sensitivities:
         out[s] = {}

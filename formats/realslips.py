@@ -172,3 +172,72 @@ def gap_texts(text: str) -> tuple[list[str], list[str]] | None:
     if any(k in ("error", "bom") for k in stream.kinds) or any(g.strip(ASCII_SPACE) for g in gaps):
         return None
     return gaps, list(stream.texts)
+
+
+# the primary label first: the layout of lines before spacing details (the mining's order)
+_LABEL_ORDER = ("line break added", "line break removed", "blank line added", "blank line removed",
+                "indentation change", "tab<->space", "trailing whitespace removed", "trailing whitespace added",
+                "space added", "space removed", "space amount changed", "line ending")
+
+
+def classify(old: str, new: str) -> list[str]:
+    """What the edit of a gap's whitespace from `old` to `new` is, as the set labels it (several labels can
+    hold; the first is the primary kind). A file's trailing gap gets END_OF_FILE before each (`changed_gaps`)."""
+    labels = []
+    o_nl, n_nl = old.count("\n"), new.count("\n")
+    if ("\t" in old) != ("\t" in new):
+        labels.append("tab<->space")
+    if o_nl == 0 and n_nl == 0:
+        if not old:
+            labels.append("space added")
+        elif not new:
+            labels.append("space removed")
+        elif "tab<->space" not in labels:
+            labels.append("space amount changed")
+    elif o_nl == 0 or n_nl == 0:
+        labels.append("line break added" if n_nl else "line break removed")
+    else:
+        o_lines, n_lines = old.split("\n"), new.split("\n")
+        o_trail = sum(len(line.rstrip("\r")) for line in o_lines[:-1])
+        n_trail = sum(len(line.rstrip("\r")) for line in n_lines[:-1])
+        if o_trail != n_trail:
+            labels.append("trailing whitespace removed" if o_trail > n_trail else "trailing whitespace added")
+        if n_nl != o_nl:
+            labels.append("blank line added" if n_nl > o_nl else "blank line removed")
+        if o_lines[-1] != n_lines[-1] and "tab<->space" not in labels:
+            labels.append("indentation change")
+        if old.replace("\r\n", "\n") == new.replace("\r\n", "\n") and old != new:
+            labels.append("line ending")
+    return sorted(labels, key=_LABEL_ORDER.index) or ["other"]
+
+
+def line_col(text: str, index: int) -> tuple[int, int]:
+    """The 1-based line and column of 0-based character `index` (lines end at LF, as the set counts them)."""
+    return text.count("\n", 0, index) + 1, index - (text.rfind("\n", 0, index) + 1) + 1
+
+
+def changed_gaps(before: str, after: str) -> tuple[Gap, ...] | None:
+    """The gaps whose whitespace differs between `before` and `after`, as the set records them, or None when
+    the token texts differ or either text fails the set's test (`gap_texts`)."""
+    b, a = gap_texts(before), gap_texts(after)
+    if b is None or a is None or b[1] != a[1]:
+        return None
+    (b_gaps, tokens), a_gaps = b, a[0]
+    out, at = [], 0
+    for i, (old, new) in enumerate(zip(b_gaps, a_gaps)):
+        if old != new:
+            kinds = classify(old, new)
+            if i == len(tokens):   # the file's trailing whitespace
+                kinds = [END_OF_FILE + k for k in kinds]
+            (line, col), (end_line, end_col) = line_col(before, at), line_col(before, at + len(old))
+            out.append(Gap(i, at + 1, line, col, end_line, end_col, old, new, kinds[0], tuple(kinds),
+                           tokens[i - 1][:40] if i > 0 else "", tokens[i][:40] if i < len(tokens) else ""))
+        at += len(old) + (len(tokens[i]) if i < len(tokens) else 0)
+    return tuple(out)
+
+
+def gap_record(gap: Gap) -> dict:
+    """A changed gap as truth.jsonl writes it."""
+    return {"gap": gap.index, "offset": gap.offset, "line": gap.line, "col": gap.col, "end_line": gap.end_line,
+            "end_col": gap.end_col, "old": gap.old, "new": gap.new, "prev_token": gap.prev_token,
+            "next_token": gap.next_token, "kind": gap.kind, "kinds": list(gap.kinds)}
