@@ -5,8 +5,10 @@ detection sets): whitespace slips that developers made and fixed, from the git h
 Each project folder is copied fresh to `.cache/check-bench/realslips/<sensitivity>/<project>` and checked
 as one folder, as the set's README scores it: `bin/check --format json` at the sensitivity (the findings
 kept beside the copy, `<project>.jsonl`), then `bin/check --fix` on the copy. The figures
-(evaluation/realslips.py) are then those of the reference scorer run on that folder:
-`realslips.py score --set .data/realslips --findings F --fixed F` with F = `.cache/check-bench/realslips/<sensitivity>`.
+(evaluation/realslips.py) are those of the reference scorer run on that folder, `realslips.py score --set
+.data/realslips --findings F --fixed F` with F = `.cache/check-bench/realslips/<sensitivity>`: when the
+shared data is beside the checkout, it is run and every figure compared to 3 decimals (a warning for each
+that differs).
 
 Held out: projects named by `--held-out P1,P2` (or HELD_OUT below, for a calibration that leaves them out)
 are marked and totalled apart from the others; by default none is.
@@ -20,12 +22,14 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from evaluation.realslips import Counts, Outputs, clean_texts, read_outputs, score_project, total
+from evaluation.realslips import Counts, Outputs, clean_texts, disagreements, read_outputs, score_project, total
 from formats.files import InputError
 from formats.realslips import KINDS, SlipSet, read_set, whatever_the_taste
 from unnatural import ROOT, cli
 
 DEFAULT_SET = ROOT / ".data" / "realslips"
+# The set's reference scorer: where it is (the shared data beside the checkout), every run is checked against it
+REFERENCE = ROOT.parent / "shared" / "data" / "realslips" / "realslips.py"
 WORK = ROOT / ".cache" / "check-bench" / "realslips"
 # The projects a calibration on this set leaves out (set it where the calibration is fitted on the others):
 # reported apart, as the held-out rows and totals.
@@ -99,7 +103,27 @@ def measure(slips: SlipSet, sensitivities, workers: int, learn: str | None = Non
             print(f"realslips {p} {s}: found {c.gaps.share('found'):.3f} exact {c.gaps.share('exact'):.3f} "
                   f"false/KLOC {c.false_per_kloc:.3f}", file=sys.stderr)
         (work / s / "scores.json").write_text(json.dumps({p: asdict(c) for p, c in out[s].items()}, indent=1))
+        against_reference(slips, out[s], work / s)
     return out
+
+
+def against_reference(slips: SlipSet, per: dict[str, Counts], folder: Path) -> None:
+    """The reference scorer run on the outputs kept in `folder`: a line on stderr saying whether every figure
+    agrees to 3 decimals (a warning for each that does not); nothing when the scorer is absent."""
+    if not REFERENCE.exists():
+        return
+    out = folder / "reference-scores.json"
+    proc = subprocess.run([sys.executable, str(REFERENCE), "score", "--set", str(slips.root), "--findings",
+                           str(folder), "--fixed", str(folder), "--out", str(out)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        tail = proc.stderr.strip().splitlines()
+        cli.warning("check-bench", f"the reference scorer failed on {folder}: {tail[-1] if tail else proc.returncode}")
+        return
+    differ = disagreements(per, json.loads(out.read_text()))
+    for line in differ:
+        cli.warning("check-bench", f"{folder.name}: {line}")
+    if not differ:
+        print(f"realslips {folder.name}: every figure agrees with the reference scorer to 3 decimals", file=sys.stderr)
 
 
 PROJECT_HEAD = ("| project | held out | sensitivity | files | gaps | found | toward | exact | line | files with a finding "

@@ -106,6 +106,45 @@ def total(counts: Iterable[Counts]) -> Counts:
     return sum(counts, Counts())
 
 
+def figures(c: Counts) -> dict[str, float]:
+    """The figures of a group of files (each a share; found per kind as `kind <name>`)."""
+    g = c.gaps
+    return {"found": g.share("found"), "toward": g.share("toward"), "exact": g.share("exact"),
+            "line": g.share("line"), "files with a finding": c.per_file("files_found"),
+            "other per file": c.per_file("other"), "false per KLOC": c.false_per_kloc,
+            "fix exact": c.per_file("fix_exact"), "fix closer": c.per_file("fix_closer"),
+            "fix same": c.per_file("fix_same"), "fix further": c.per_file("fix_further"),
+            "clean changed": c.clean_changed_share, **{f"kind {k}": v.share("found") for k, v in c.kinds.items()}}
+
+
+def reference_figures(s: Mapping[str, int]) -> dict[str, float]:
+    """The same figures from the counts the reference scorer writes (its --out, one project or ALL)."""
+    g, files = max(s.get("gaps", 0), 1), max(s.get("files", 0), 1)
+    return {"found": s.get("gap_found", 0) / g, "toward": s.get("gap_toward", 0) / g,
+            "exact": s.get("gap_exact", 0) / g, "line": s.get("gap_line", 0) / g,
+            "files with a finding": s.get("file_found", 0) / files,
+            "other per file": s.get("other_findings", 0) / files,
+            "false per KLOC": s.get("clean_findings", 0) * 1000 / max(s.get("clean_lines", 1), 1),
+            "fix exact": s.get("fix_exact", 0) / files, "fix closer": s.get("fix_closer", 0) / files,
+            "fix same": s.get("fix_same", 0) / files, "fix further": s.get("fix_further", 0) / files,
+            "clean changed": s.get("clean_changed_by_fix", 0) / max(s.get("clean_files", 0), 1),
+            **{f"kind {k[5:]}": s.get("kindfound_" + k[5:], 0) / s[k] for k in s if k.startswith("kind_") and s[k]}}
+
+
+def disagreements(per: Mapping[str, Counts], reference: Mapping[str, Mapping[str, int]]) -> list[str]:
+    """Where the figures of every project and of all of them (the reference's ALL) differ from the reference
+    scorer's at 3 decimals: one line each (none: they agree)."""
+    out = []
+    for name, c in [*per.items(), ("ALL", total(per.values()))]:
+        ours, theirs = figures(c), reference_figures(reference.get(name, {}))
+        for key in sorted(ours.keys() | theirs.keys()):
+            a, b = ours.get(key), theirs.get(key)
+            if a is None or b is None or round(a, 3) != round(b, 3):
+                out.append(f"{name}: {key}: {a if a is None else round(a, 3)} here, "
+                           f"{b if b is None else round(b, 3)} by the reference scorer")
+    return out
+
+
 @dataclass(frozen=True)
 class Outputs:
     """What bin/check left for one project: its findings, and the files as --fix wrote them (None: not run)."""

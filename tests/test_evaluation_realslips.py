@@ -4,12 +4,14 @@ code and by `../shared/data/realslips/realslips.py score` (skipped when the shar
 import json
 import subprocess
 import sys
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, strategies as st
 
 from conftest import ROOT
-from evaluation.realslips import Counts, GapCounts, Outputs, levenshtein, read_outputs, score_project, score_set, total
+from evaluation.realslips import (Counts, GapCounts, Outputs, disagreements, figures, levenshtein, read_outputs,
+                                  reference_figures, score_project, score_set, total)
 from formats.realslips import changed_gaps, gap_record, read_set
 
 REFERENCE = ROOT.parent / "shared" / "data" / "realslips" / "realslips.py"
@@ -87,30 +89,6 @@ def tiny(tmp_path):
     return root, out
 
 
-def figures(c: Counts) -> dict[str, float]:
-    """The figures the benchmark prints, each as a share."""
-    g = c.gaps
-    return {"found": g.share("found"), "toward": g.share("toward"), "exact": g.share("exact"),
-            "line": g.share("line"), "file_found": c.per_file("files_found"), "other": c.per_file("other"),
-            "clean_per_kloc": c.false_per_kloc, "fix_exact": c.per_file("fix_exact"),
-            "fix_closer": c.per_file("fix_closer"), "fix_same": c.per_file("fix_same"),
-            "fix_further": c.per_file("fix_further"), "clean_changed": c.clean_changed_share,
-            **{f"kind {k}": v.share("found") for k, v in c.kinds.items()}}
-
-
-def reference_figures(s: dict) -> dict[str, float]:
-    """The same figures from the reference scorer's counts (its --out), as its table divides them."""
-    g, files = max(s.get("gaps", 0), 1), max(s.get("files", 0), 1)
-    return {"found": s.get("gap_found", 0) / g, "toward": s.get("gap_toward", 0) / g,
-            "exact": s.get("gap_exact", 0) / g, "line": s.get("gap_line", 0) / g,
-            "file_found": s.get("file_found", 0) / files, "other": s.get("other_findings", 0) / files,
-            "clean_per_kloc": s.get("clean_findings", 0) * 1000 / max(s.get("clean_lines", 1), 1),
-            "fix_exact": s.get("fix_exact", 0) / files, "fix_closer": s.get("fix_closer", 0) / files,
-            "fix_same": s.get("fix_same", 0) / files, "fix_further": s.get("fix_further", 0) / files,
-            "clean_changed": s.get("clean_changed_by_fix", 0) / max(s.get("clean_files", 0), 1),
-            **{f"kind {k[5:]}": s["kindfound_" + k[5:]] / s[k] for k in s if k.startswith("kind_")}}
-
-
 def test_the_tiny_case_counts(tiny):
     root, out = tiny
     per, problems = score_set(read_set(root), out, out)
@@ -135,11 +113,11 @@ def test_the_figures_agree_with_the_reference_scorer(tiny, tmp_path):
                     "--fixed", str(out), "--out", str(scores)], check=True, capture_output=True, text=True)
     reference = json.loads(scores.read_text())
     per, _ = score_set(read_set(root), out, out)
-    for name, counts in [*per.items(), ("ALL", total(per.values()))]:
-        ours, theirs = figures(counts), reference_figures(reference[name])
-        assert ours.keys() == theirs.keys(), name
-        for key in ours:
-            assert round(ours[key], 3) == round(theirs[key], 3), (name, key)
+    assert disagreements(per, reference) == []
+    assert len(figures(total(per.values()))) == 12 + 6 and len(reference_figures(reference["ALL"])) == 12 + 6
+    wrong = {**per, "beta": replace(per["beta"], other=per["beta"].other + 1)}
+    assert disagreements(wrong, reference) == ["beta: other per file: 0.5 here, 0.0 by the reference scorer",
+                                               "ALL: other per file: 0.6 here, 0.4 by the reference scorer"]
 
 
 def test_outputs_that_are_missing_or_bad(tmp_path):
