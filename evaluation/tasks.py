@@ -109,11 +109,16 @@ def _mixed_tasks(pool, count, rng, checkstyle: Checkstyle | None, summary: TaskS
                  progress, mix: str = "codrep2019") -> list[MadeTask]:
     """Tasks whose kinds follow the mix (CodRep 2019's, or the real slips'): each file takes the next kind
     still owed; without Checkstyle its first token-preserving edit of that kind is kept, with Checkstyle the
-    first flagged."""
+    first flagged. In the real mix, whose kinds need what not every file has (a blank line at the end, tabs),
+    a file without the kind owed takes the next kind owed that it has, which is then paid instead."""
     weights, spots_of = _MIXES[mix]
     owed = [kind for kind, n in quotas(count, weights).items() for _ in range(n)]
     rng.shuffle(owed)
     queue = deque(owed)
+    if mix == "real":
+        def spots_of(stream, kind, rng, one=spots_of):
+            for k in dict.fromkeys((kind, *queue)):
+                yield from one(stream, k, rng)
     tasks: list[MadeTask] = []
     files = iter(pool)
     while queue:
@@ -125,9 +130,14 @@ def _mixed_tasks(pool, count, rng, checkstyle: Checkstyle | None, summary: TaskS
         if not batch:
             break
         for (_, _, kind), task in zip(batch, _verify(batch, rng, checkstyle, summary, spots_of)):
-            if task is None:
+            if task is not None and task.edit.kind != kind:
+                if task.edit.kind in queue:
+                    queue.remove(task.edit.kind)
+                else:
+                    task = None       # another file of the batch paid that kind
+            if task is None or task.edit.kind != kind:
                 queue.appendleft(kind)    # the next file takes this kind
-            else:
+            if task is not None:
                 tasks.append(task)
         if progress:
             progress(len(batch))

@@ -6,6 +6,7 @@ import pytest
 
 from conftest import data_path
 from evaluation.real_edits import REAL_EDITS, REAL_MIX, mix_of, real_candidates
+from evaluation.injection import quotas
 from evaluation.tasks import TaskConfig, make_tasks
 from formats.codrep2019 import read_answers
 from formats.realslips import changed_gaps, read_set
@@ -60,3 +61,13 @@ def test_make_tasks_with_the_real_mix(tmp_path):
     assert summary.tasks == 19 and set(summary.kinds) <= set(REAL_MIX)
     assert summary.kinds["join lines"] >= 3 and "unindent blank line" not in summary.kinds
     assert len(read_answers(str(tmp_path / "tasks"))) == 19
+
+
+def test_a_file_without_the_kind_owed_takes_another_owed_kind(tmp_path):
+    """No file here has indented blank lines: every other kind owed is still paid, one task per file."""
+    texts = [(f"{i}.java", SPACES.replace("class A", f"class A{i}")) for i in range(40)]
+    summary = make_tasks(texts, tmp_path / "tasks", TaskConfig(seed=5, mix="real"))
+    owed = quotas(40, REAL_MIX)
+    assert owed["unindent blank line"] >= 1
+    assert summary.tasks == 40 - owed["unindent blank line"]
+    assert all(summary.kinds[k] == n for k, n in owed.items() if k != "unindent blank line")
