@@ -123,17 +123,19 @@ def against_reference(slips: SlipSet, per: dict[str, Counts], folder: Path) -> N
     for line in differ:
         cli.warning("check-bench", f"{folder.name}: {line}")
     if not differ:
-        print(f"realslips {folder.name}: every figure agrees with the reference scorer to 3 decimals", file=sys.stderr)
+        print(f"realslips {folder.name}: every figure agrees with the reference scorer to 3 decimals",
+              file=sys.stderr)
 
 
-PROJECT_HEAD = ("| project | held out | sensitivity | files | gaps | found | toward | exact | line | files with a finding "
-                "| other / file | false / KLOC | fix exact | fix closer | fix same | fix further | clean changed by fix |")
+PROJECT_HEAD = ("| project | held out | sensitivity | files | gaps | found | toward | exact | line "
+                "| files with a finding | other / file | false / KLOC | fix exact | fix closer | fix same "
+                "| fix further | clean changed by fix |")
 
 
 def _project_row(name: str, held: str, sensitivity: str, c: Counts) -> str:
     g = c.gaps
-    return (f"| {name} | {held} | {sensitivity} | {c.files} | {g.gaps} | {g.share('found'):.3f} | {g.share('toward'):.3f} | "
-            f"{g.share('exact'):.3f} | {g.share('line'):.3f} | {c.per_file('files_found'):.3f} | "
+    return (f"| {name} | {held} | {sensitivity} | {c.files} | {g.gaps} | {g.share('found'):.3f} | "
+            f"{g.share('toward'):.3f} | {g.share('exact'):.3f} | {g.share('line'):.3f} | {c.per_file('files_found'):.3f} | "
             f"{c.per_file('other'):.3f} | {c.false_per_kloc:.3f} | {c.per_file('fix_exact'):.3f} | "
             f"{c.per_file('fix_closer'):.3f} | {c.per_file('fix_same'):.3f} | {c.per_file('fix_further'):.3f} | "
             f"{c.clean_changed_share:.3f} |")

@@ -211,6 +211,31 @@ def _score_fix(change: Change, fixed: str, n: dict) -> None:
     n["fix_touched"] += fixed != change.before
 
 
+MATCHES = ("found", "toward", "exact")
+
+
+def labels(changes: Iterable[Change], clean: Iterable[CleanFile], findings: Iterable[dict],
+           match: str = "toward") -> list[tuple[dict, bool, bool]]:
+    """Each finding of one project's files with whether it is right (`match`: at a changed gap; and its repair
+    toward the developer's whitespace; or equal to it) and whether it is in a clean file: what a calibration on
+    real slips counts. Findings in files the set does not list are left out."""
+    if match not in MATCHES:
+        raise ValueError(f"unknown match {match!r} (known: {', '.join(MATCHES)})")
+    gaps = {c.file: {g.offset: g for g in c.gaps} for c in changes}
+    clean_files = {c.file for c in clean}
+    out = []
+    for f in findings:
+        name = os.path.basename(f["path"])
+        if name in clean_files:
+            out.append((f, False, True))
+        elif name in gaps:
+            g = gaps[name].get(f["gap_offset"])
+            right = g is not None and (match == "found" or f["replacement"] == g.new or match == "toward" and
+                                       levenshtein(f["replacement"], g.new) < levenshtein(f["original"], g.new))
+            out.append((f, right, False))
+    return out
+
+
 def read_findings(path: Path) -> tuple[list[dict], list[str]]:
     """bin/check's JSON findings in `path` (lines that are not a finding object are problems, left out; a
     missing file: no findings)."""

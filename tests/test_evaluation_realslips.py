@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, strategies as st
 
 from conftest import ROOT
-from evaluation.realslips import (Counts, GapCounts, Outputs, disagreements, figures, levenshtein, read_outputs,
-                                  reference_figures, score_project, score_set, total)
+from evaluation.realslips import (Counts, GapCounts, Outputs, disagreements, figures, labels, levenshtein,
+                                  read_outputs, reference_figures, score_project, score_set, total)
 from formats.realslips import changed_gaps, gap_record, read_set
 
 REFERENCE = ROOT.parent / "shared" / "data" / "realslips" / "realslips.py"
@@ -118,6 +118,27 @@ def test_the_figures_agree_with_the_reference_scorer(tiny, tmp_path):
     wrong = {**per, "beta": replace(per["beta"], other=per["beta"].other + 1)}
     assert disagreements(wrong, reference) == ["beta: other per file: 0.5 here, 0.0 by the reference scorer",
                                                "ALL: other per file: 0.6 here, 0.4 by the reference scorer"]
+
+
+@pytest.mark.parametrize("match, right", [("found", [True, False, False, False]),
+                                          ("toward", [True, False, False, False]),
+                                          ("exact", [True, False, False, False])])
+def test_labels_for_a_calibration(tiny, match, right):
+    s = read_set(tiny[0])
+    got = labels([c for c in s.changes if c.project == "alpha"], [c for c in s.clean if c.project == "alpha"],
+                 findings()["alpha"] + [finding("elsewhere.java", 1, 1, " ", "")], match)
+    assert [r for _, r, _ in got] == right and [c for _, _, c in got] == [False, False, False, True]
+
+
+def test_labels_tell_toward_from_found(tiny):
+    s = read_set(tiny[0])
+    beta = ([c for c in s.changes if c.project == "beta"], [c for c in s.clean if c.project == "beta"])
+    fs = findings()["beta"]
+    assert [r for _, r, _ in labels(*beta, fs, "found")] == [True, True, False, False, False]
+    assert [r for _, r, _ in labels(*beta, fs, "toward")] == [True, False, False, False, False]
+    assert [r for _, r, _ in labels(*beta, fs, "exact")] == [False] * 5
+    with pytest.raises(ValueError, match="unknown match"):
+        labels(*beta, fs, "close")
 
 
 def test_outputs_that_are_missing_or_bad(tmp_path):
