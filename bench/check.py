@@ -8,6 +8,7 @@ files, as `tasks/N.java` and `clean/N.java` in a fresh copy.
 - then, for each sensitivity, `bin/check --fix --format json` on a fresh copy of every set (development and
   held out): precision of the findings, recall (task files whose error was found), false findings per 1000
   lines of clean code, task files the fix gave back byte for byte, clean files left unchanged.
+- then the real-slip set, whitespace slips developers fixed (bench/realslips.py; `--realslips`: only it).
 
 Every number comes from running bin/check as a user would; the table goes to stdout and, with --docs,
 into docs/check.md.
@@ -22,6 +23,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench import realslips
 from ranker.cli import DEFAULT_MODEL
 from check.calibration import BUDGETS, CALIBRATION, FILE_BUDGETS, SENSITIVITIES, Evidence, fit
 from check.cli import DEFAULT_LEARN, LEARN
@@ -234,8 +236,20 @@ def parser() -> cli.ArgumentParser:
     p.add_argument("--docs", type=Path, default=None, help="write the table into this Markdown file")
     p.add_argument("--learn", choices=LEARN, default=None,
                    help=f"bin/check's --learn in every run (default: bin/check's own, {DEFAULT_LEARN})")
+    realslips.add_arguments(p)
     cli.add_workers(p)
     return p
+
+
+def run_realslips(args) -> None:
+    """The real-slip benchmark (bench/realslips.py): its table to stdout and, with --docs, into the docs."""
+    args.sensitivity = args.sensitivity or SENSITIVITIES
+    lines = realslips.run(args, lambda fields: signature(COMMAND, [*fields, ("workers", args.workers),
+                                                                   ("learn", args.learn or DEFAULT_LEARN),
+                                                                   ("calibration", CALIBRATION.name)]))
+    print("\n".join(lines))
+    if args.docs:
+        write_docs(args.docs, lines, realslips.MARKER)
 
 
 @cli.command(COMMAND)
@@ -247,6 +261,9 @@ def main(argv=None) -> int:
         print("\n".join(lines))
         if args.docs:
             write_docs(args.docs, lines, "check-speed")
+        return cli.EXIT_OK
+    if args.realslips:
+        run_realslips(args)
         return cli.EXIT_OK
     folders = sorted(p for p in DEVSETS.iterdir() if (p / "devset.json").exists()) if DEVSETS.exists() else []
     if args.sets:
@@ -267,6 +284,8 @@ def main(argv=None) -> int:
     print("\n".join(lines))
     if args.docs:
         write_docs(args.docs, lines)
+    if not args.sets and realslips.available(args.realslips_set):   # the whole benchmark: the real slips too
+        run_realslips(args)
     return cli.EXIT_OK
 
 
