@@ -10,6 +10,7 @@ its neighbours look odd too), as the file's next finding, and the findings of a 
 from __future__ import annotations
 
 import math
+import re
 from array import array
 from dataclasses import dataclass, field, replace
 
@@ -24,8 +25,10 @@ from ranker.score import Scorer
 from .calibration import POOLED, Calibration, Evidence, evidence_of
 from .findings import Finding
 from .rules import describe
+from .safety import harmful
 from .suppress import may_have_quiet, quiet_gaps
 
+_LONE_LF = re.compile(r"(?<!\r)\n")
 MAX_FINDINGS = 20   # per file: past this many, the file is not in the style the model knows
 
 
@@ -71,6 +74,10 @@ class _Edits:
             self._quiet = quiet_gaps(tokenize(self.text)) if may_have_quiet(self.text) else frozenset()
         return self._quiet
 
+    @property
+    def tabs(self) -> bool:
+        return "\t" in self.text
+
     def token_count(self) -> int:
         return len(self.gap_texts) - 1
 
@@ -114,6 +121,10 @@ class _Context:
             walk = StyleWalk(self.scheme, self.text, parsed=self.parsed)   # from the learning pass's leaves
             self._walked = walk.symbols(), walk.gap_indents(), walk.unit, narrow_keys(walk.ids), walk.gap_texts()
         return self._walked
+
+    def indent(self, gap: int) -> str:
+        """The indentation of the line the ranking's gap `gap` starts on."""
+        return self._walk()[1][max(gap - self.bom, 0)]
 
     def gaps(self, ranked_gaps: int) -> int:
         """The file's gaps as the walk counts them, from the ranking's count."""
@@ -165,6 +176,7 @@ def check_text(scorer: Scorer, scheme: Scheme, text: str, path: str, cfg: CheckC
         return ()
     edits = _Edits(text)
     context = _Context(scheme, text, style)
+    crlf = text.count("\r\n") * 2 > text.count("\n")
     current = text
     out: list[Finding] = []
     while len(out) < cfg.max_findings:
@@ -180,6 +192,9 @@ def check_text(scorer: Scorer, scheme: Scheme, text: str, path: str, cfg: CheckC
         if chosen is None:
             break
         f, rule, message, confidence, evidence = chosen
+        if crlf and f.repair.repaired != (repaired := _LONE_LF.sub("\r\n", f.repair.repaired)):
+            # a line break a repair writes is the file's own (the model reads CRLF as LF)
+            f = replace(f, repair=replace(f.repair, repaired=repaired))
         gap = f.repair.gap
         start = edits.gap_starts[gap]
         offset = f.offset - edits.current_start(gap) + start
@@ -211,6 +226,8 @@ def _best_repair(ranked: RankedFile, current: str, edits: _Edits, context: _Cont
                 continue
             before = edits.token_text(gap - 1) if gap > 0 else ""
             after = edits.token_text(gap) if gap < edits.token_count() else ""
+            if harmful(f.repair.observed, f.repair.repaired, before, after, lambda: context.indent(gap), edits.tabs):
+                continue
             rule, message = describe(f.repair.observed, f.repair.repaired, before, after)
             if cfg.reported(rule, f.score):
                 evidence = replace(context.evidence(evidence_of(ranked.scores, ranked.gaps, gap, earlier), gap,
@@ -222,6 +239,9 @@ def _best_repair(ranked: RankedFile, current: str, edits: _Edits, context: _Cont
                     confidence = calibration.confidence(rule, f.score, evidence)
                 if confidence >= cfg.least_confidence:
                     if passed.keeps(f):
+                        if evidence.repo_repaired > evidence.repo_observed:
+                            rule, message = describe(f.repair.observed, f.repair.repaired, before, after,
+                                                     "the repository")
                         return f, rule, message, confidence, evidence
                     continue
             passed.add(f)

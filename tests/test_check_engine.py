@@ -20,21 +20,30 @@ from check.rules import RULES, amount, describe, line_breaks
     ("\t", " ", "a", "=", "tab", "expected 1 space between 'a' and '=', found 1 tab"),
     ("\n      ", "\n        ", ";", "x", "indent", "expected 8 spaces of indentation before 'x', found 6 spaces"),
     ("\n\t\t", "\n\t", ";", "x", "indent", "expected 1 tab of indentation before 'x', found 2 tabs"),
-    ("\n    ", "\n\t", ";", "x", "tab", "expected 1 tab of indentation, found 4 spaces"),
+    ("\n    ", "\n\t", ";", "x", "tab", "spaces in a tab-indented file: expected 1 tab of indentation, found 4 spaces"),
+    ("\n\t\t", "\n        ", ";", "x", "tab", "tab in a space-indented file: expected 8 spaces of indentation, found 2 tabs"),
     ("\n\t ", "\n\t", ";", "x", "tab", "indentation mixes tabs and spaces: expected 1 tab, found 1 tab and 1 space"),
-    ("\n\n\n", "\n\n", "}", "class", "blank-lines", "unexpected blank line before 'class'"),
-    ("\n", "\n\n", "}", "class", "blank-lines", "expected a blank line more before 'class'"),
+    ("\n\n\n", "\n\n", "}", "class", "blank-lines", "2 blank lines before 'class', expected 1"),
+    ("\n", "\n\n", "}", "class", "blank-lines", "no blank line before 'class', expected 1"),
+    ("\n\n", "\n", "}", "class", "blank-lines", "1 blank line before 'class', expected none"),
     ("\n    ", "", "a", ")", "line-break", "unexpected line break between 'a' and ')'"),
     (" ", "\n", "{", "x", "line-break", "expected a line break before 'x'"),
     (" \n", "\n", ";", "x", "trailing-space", "trailing whitespace after ';'"),
     ("\r\n  \r\n", "\r\n\r\n", ";", "x", "trailing-space", "whitespace on a blank line before 'x'"),
-    ("", "\n", "}", "", "line-break", "expected a line break before the end of the file"),
+    ("", "\n", "}", "", "final-newline", "no line break at the end of the file"),
+    ("\n\n", "\n", "}", "", "final-newline", "1 blank line at the end of the file"),
+    (" \n", "\n", "}", "", "final-newline", "whitespace at the end of the file"),
     ("\r\n    ", "\n    ", ";", "x", "line-ending", "CRLF line ending where the file uses LF"),
     ("\n\n", "\r\n\r\n", ";", "x", "line-ending", "LF line ending where the file uses CRLF"),
 ])
 def test_a_repair_is_told_as_a_rule_and_a_message(original, replacement, before, after, rule, message):
     assert describe(original, replacement, before, after) == (rule, message)
     assert rule in RULES
+
+
+def test_a_message_says_who_writes_the_repair_so():
+    assert describe("\n\n\n", "\n\n", "}", "class", "the repository") == (
+        "blank-lines", "2 blank lines before 'class', the repository uses 1 here")
 
 
 @pytest.mark.parametrize("gap, breaks", [("", 0), ("\n", 1), ("\r\n", 1), ("\r", 1), ("\r\n\r\n", 2), ("\n\r", 2)])

@@ -463,7 +463,7 @@ def test_bin_check_learns_the_repository_with_each_method(tmp_path, tiny_model, 
 
     r = check("--format", "json")
     assert r.returncode == 1, r.stderr
-    assert f"learn:{learn}" in r.stderr.splitlines()[0] and "|edits:any|" in r.stderr.splitlines()[0]
+    assert f"learn:{learn}" in r.stderr.splitlines()[0] and "|edits:real|" in r.stderr.splitlines()[0]
     assert ("project:k2" in r.stderr.splitlines()[0]) == learn.endswith("project")
     findings = [json.loads(line) for line in r.stdout.splitlines()]
     assert any(f["path"] == "R0.java" and f["original"] == "  " and f["replacement"] == " " for f in findings)
