@@ -29,7 +29,7 @@ from .safety import harmful
 from .suppress import may_have_quiet, quiet_gaps
 
 _LONE_LF = re.compile(r"(?<!\r)\n")
-MAX_FINDINGS = 20   # per file: past this many, the file is not in the style the model knows
+MAX_FINDINGS = 10   # per file: past this many, the file is in no one style (bin/check says so)
 
 
 @dataclass(frozen=True)

@@ -470,3 +470,15 @@ def test_bin_check_learns_the_repository_with_each_method(tmp_path, tiny_model, 
     if learn.endswith("project"):
         r = check("--cluster", "local:1")
         assert r.returncode == 2 and "cannot check with --cluster" in r.stderr
+
+
+def test_bin_check_says_when_a_file_reaches_the_most_findings(tmp_path, tiny_model):
+    """A file in no one style gets at most --max-findings findings, and a warning that says so."""
+    from conftest import ROOT
+    (tmp_path / "A.java").write_text("class A {\n\tint f(int a) {\n  int x  = a ;\n\t\t return x ;\n }\n}\n")
+    r = subprocess.run([str(ROOT / "bin" / "check"), "--model", str(tiny_model), "--min-score", "0", "--workers", "1",
+                        "--max-findings", "2", "--format", "json", "A.java"], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 1, r.stderr
+    assert len(r.stdout.splitlines()) == 2
+    assert "check: warning: A.java: 2 findings, the most a file gets (--max-findings)" in r.stderr
