@@ -79,6 +79,8 @@ def run_project(slips: SlipSet, project: str, sensitivity: str, workers: int, le
     if dest.exists():
         shutil.rmtree(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
+    if not slips.folder(project).is_dir():
+        raise cli.CommandError(f"{slips.folder(project)}: no such folder (the set's project {project})")
     shutil.copytree(slips.folder(project), dest)
     findings = work / sensitivity / f"{project}.jsonl"
     findings.write_text(run_check(dest, ["--format", "json", "--sensitivity", sensitivity], workers, learn))
