@@ -154,7 +154,7 @@ def main_run(args) -> int:
                 lines = changed[_key(checked.path)]
                 checked = replace(checked, findings=tuple(f for f in checked.findings if lines is None or f.line in lines))
             tally.add(checked)
-            if len(checked.findings) >= args.max_findings:
+            if len(checked.findings) >= args.max_findings and not args.quiet:
                 cli.warning(COMMAND, f"{checked.path}: {args.max_findings} findings, the most a file gets "
                                      "(--max-findings): its whitespace may follow no one style; the rest are not reported")
             if checked.error and report is None:   # a reporter writes the error line (and its format's note)

@@ -183,12 +183,12 @@ def check_text(scorer: Scorer, scheme: Scheme, text: str, path: str, cfg: CheckC
         # only the candidates that can be reported are ranked (exactly as in a full ranking): below the
         # floor the ranker stops rescoring
         def file_cfg(gaps: int) -> CheckConfig:   # the least scores of this file, as long as it is, so far
-            return cfg.for_file(calibration, Evidence(earlier=len(out), gaps=gaps))
+            return cfg.for_file(calibration, Evidence(earlier=_earlier(out), gaps=gaps))
         ranked = rank_text(scorer, scheme, current, path, cfg.adapt, style, least=lambda gaps: file_cfg(gaps).floor)
         if edits.gap_starts is None:   # the original's ranking: its gaps are the original's
             edits.gap_texts, edits.gap_starts = ranked.gap_texts, ranked.gap_starts
         chosen = _best_repair(ranked, current, edits, context, file_cfg(context.gaps(len(ranked.gap_texts))),
-                              calibration, len(out))
+                              calibration, _earlier(out))
         if chosen is None:
             break
         f, rule, message, confidence, evidence = chosen
@@ -204,6 +204,13 @@ def check_text(scorer: Scorer, scheme: Scheme, text: str, path: str, cfg: CheckC
         current = edits.apply(current, gap, f.repair.observed, f.repair.repaired)
         edits.fixed[gap] = f.repair.repaired
     return tuple(out)
+
+
+def _earlier(findings) -> int:
+    """The evidence's `earlier` of a file's findings so far: those that undo one of the five kinds of slip. A
+    file with one slip of CodRep's kind rarely has another once it is fixed; a repair of any size (a line
+    re-indented, blank lines) says little of the file's next finding."""
+    return sum(codrep_edit(f.original, f.replacement) for f in findings)
 
 
 def _best_repair(ranked: RankedFile, current: str, edits: _Edits, context: _Context, cfg: CheckConfig,
@@ -222,7 +229,7 @@ def _best_repair(ranked: RankedFile, current: str, edits: _Edits, context: _Cont
             if f.score < floor:
                 return None
             gap = f.repair.gap
-            if gap in edits.fixed or passed.covers(gap) or gap in edits.quiet():
+            if gap in edits.fixed or gap in edits.quiet():
                 continue
             before = edits.token_text(gap - 1) if gap > 0 else ""
             after = edits.token_text(gap) if gap < edits.token_count() else ""
@@ -234,7 +241,7 @@ def _best_repair(ranked: RankedFile, current: str, edits: _Edits, context: _Cont
                                                     f.repair.repaired),
                                    other_edit=not codrep_edit(f.repair.observed, f.repair.repaired))
                 confidence = calibration.confidence(rule, f.score, evidence)
-                if confidence >= cfg.least_confidence and not earlier and passed.any():   # asked only now: a reparse
+                if confidence >= cfg.least_confidence and not earlier and passed.any(gap):   # asked only now: a reparse
                     evidence = replace(evidence, earlier=1)
                     confidence = calibration.confidence(rule, f.score, evidence)
                 if confidence >= cfg.least_confidence:
@@ -250,9 +257,9 @@ def _best_repair(ranked: RankedFile, current: str, edits: _Edits, context: _Cont
 
 
 class _Passed:
-    """The better candidates of a ranking that were not reported, by gap. A gap passed over is not looked at
-    again (the calibration run, reporting it, fixed it); whether one of them keeps the tokens is asked only
-    when it matters (a reparse each)."""
+    """The better candidates of a ranking that were not reported, by gap. Another repair of a gap passed over
+    is still judged (a gap has a candidate at each offset it may blame: its best repair there need not be the
+    one believed); whether one of them keeps the tokens is asked only when it matters (a reparse each)."""
 
     def __init__(self, current: str, edits: _Edits):
         self.current, self.edits = current, edits
@@ -266,13 +273,14 @@ class _Passed:
         return same_tokens(self.current, lo, lo + len(f.repair.observed), f.repair.repaired, self.edits.token_texts())
 
     def add(self, f) -> None:
-        self.by_gap.setdefault(f.repair.gap, f)
+        if codrep_edit(f.repair.observed, f.repair.repaired):   # as _earlier counts them
+            self.by_gap.setdefault(f.repair.gap, f)
 
-    def covers(self, gap: int) -> bool:
-        return gap in self.by_gap
-
-    def any(self) -> bool:
+    def any(self, besides: int) -> bool:
+        """Whether a candidate passed over on another gap than `besides` keeps the tokens."""
         for gap, f in self.by_gap.items():
+            if gap == besides:
+                continue
             if gap not in self.kept:
                 self.kept[gap] = self.keeps(f)
             if self.kept[gap]:

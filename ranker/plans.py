@@ -19,7 +19,7 @@ from parsing.schemes import gap_symbol
 
 from ._native import PlanTable
 from .habits import habit_values
-from .repairs import FIRST, NEXT, ErrorModel, edit_priors, gap_edits, wide_edits
+from .repairs import MIDDLE, NEXT, ErrorModel, edit_priors, gap_edits, wide_edits
 from .symbols import symbol_ids
 
 GapKind = tuple[str, str, "str | None", "str | None"]
@@ -79,7 +79,7 @@ class RepairPlans:
         edits = gap_edits(gap)
         if self.errors.wide:
             known = {r for r, _ in edits}
-            edits += [(r, FIRST if gap else NEXT) for r in wide_edits(gap, indent, unit) if r not in known]
+            edits += [(r, MIDDLE if gap else NEXT) for r in wide_edits(gap, indent, unit) if r not in known]
         repaired = [r for r, _ in edits]
         symbols = [gap_symbol(r, indent, unit) for r in repaired]
         own = self._owns[key] = _Own(

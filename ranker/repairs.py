@@ -33,7 +33,10 @@ def _tails(operators) -> dict[str, tuple[str, ...]]:
 # (JOINED_OPERATORS) cannot be joined by deleting the whitespace between them
 _TAILS = _tails(JOINED_OPERATORS)
 _LONGEST_HEAD = max(map(len, _TAILS))
-FIRST, LAST, NEXT = 0, 1, 2   # where a repair points: gap's first char, gap's last char, next token's first char
+# where a repair points: the gap's first char, its last, the next token's first; MIDDLE, a repair of any size: the
+# gap's second char when it has a middle (else its first), which no one-character repair blames, so that each
+# offset's best repair hides no CodRep 2019 repair behind a larger one
+FIRST, LAST, NEXT, MIDDLE = 0, 1, 2, 3
 
 
 @dataclass(frozen=True, slots=True)

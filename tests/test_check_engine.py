@@ -4,7 +4,7 @@ import math
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import assume, given, settings, strategies as st
 
 from check.calibration import FAR_FLOOR, POOLED, Calibration, CalibrationError, Evidence, evidence_of, fit, isotonic
 from check.engine import CheckConfig, check_text
@@ -446,16 +446,20 @@ def test_the_repositorys_habit_lowers_a_findings_confidence(tmp_path):
 @given(rule=st.sampled_from(sorted(RULES)), score=st.floats(0, 40), far_best=st.floats(FAR_FLOOR, 40),
        far_count=st.integers(0, 60), earlier=st.integers(0, 3), repo_observed=st.integers(0, 10 ** 5),
        repo_repaired=st.integers(0, 10 ** 5), file_observed=st.integers(0, 500), gaps=st.integers(0, 10 ** 5),
-       other_edit=st.booleans(), sensitivity=st.sampled_from(["low", "medium", "high"]))
+       other_edit=st.booleans(), file_repaired=st.integers(0, 500),
+       sensitivity=st.sampled_from(["low", "medium", "high"]))
 def test_no_finding_below_its_files_least_score_could_be_reported(rule, score, far_best, far_count, earlier,
                                                                   repo_observed, repo_repaired, file_observed,
-                                                                  gaps, other_edit, sensitivity):
+                                                                  gaps, other_edit, file_repaired, sensitivity):
     """The least score of a file (what is known before it is ranked: its length, its findings so far) is
     exact for the shipped calibration: whatever the rest of a finding's evidence, below it the confidence
-    stays under the cut-off (so bin/check may rank the file only that deep)."""
+    stays under the cut-off (so bin/check may rank the file only that deep). Nothing scoring less than the
+    calibration run's floor was measured, and the least scores never go below it: the ranking stops there."""
     cal = Calibration.load()
+    assume(score >= cal.measured.get("min_score", 0.0))
     cut = cal.cutoffs[sensitivity]
-    evidence = Evidence(far_best, far_count, earlier, repo_observed, repo_repaired, file_observed, gaps, other_edit)
+    evidence = Evidence(far_best, far_count, earlier, repo_observed, repo_repaired, file_observed, gaps, other_edit,
+                        file_repaired)
     least = cal.least_scores(cut, Evidence(earlier=earlier, gaps=gaps))
     assert least[rule] >= cal.least_scores(cut)[rule]
     if cal.confidence(rule, score, evidence) >= cut:

@@ -9,7 +9,7 @@ from check.safety import harmful
     ("\n    ", "\n\t", ";", "x", "", True, False),               # the file has tabs: the model may judge
     (" ", "\n    ", ";", "// why", "    ", False, True),         # a trailing comment moved to its own line
     (" ", "\n    ", ";", "/* why */", "    ", False, True),
-    ("    ", "\n    ", "=", "1", "    ", False, True),           # a line broken inside column alignment
+    ("    ", "\n    ", ";", "x", "    ", False, False),         # what a deleted line break leaves: may be right
     (" ", "\n        ", ",", "b", "    ", False, False),         # a line broken after a comma: may be right
     ("\n            ", "\n        ", "+", "b", "        ", False, True),   # a continuation flattened
     ("\n            ", "\n        ", ";", "b", "        ", False, False),  # a statement's line: may be right
