@@ -139,6 +139,7 @@ detection-bench: devsets
 
 # bin/check on the detection sets as repositories, at each sensitivity: precision, recall, false findings per
 # 1000 clean lines, fixes, into docs/check.md. `bin/check-bench --calibrate` refits check/calibration.json first.
+# Then the real slips (.data/realslips, docs/realslips.md), per project and kind of gap, into docs/check.md too.
 check-bench: devsets
 	@test -e $(DEFAULT_MODEL).ceilings || bin/build-lm --order 6 corpora/
 	bin/check-bench --docs docs/check.md

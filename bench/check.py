@@ -8,6 +8,7 @@ files, as `tasks/N.java` and `clean/N.java` in a fresh copy.
 - then, for each sensitivity, `bin/check --fix --format json` on a fresh copy of every set (development and
   held out): precision of the findings, recall (task files whose error was found), false findings per 1000
   lines of clean code, task files the fix gave back byte for byte, clean files left unchanged.
+- then the real-slip set, whitespace slips developers fixed (bench/realslips.py; `--realslips`: only it).
 
 Every number comes from running bin/check as a user would; the table goes to stdout and, with --docs,
 into docs/check.md.
@@ -22,8 +23,11 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench import realslips
 from ranker.cli import DEFAULT_MODEL
-from check.calibration import BUDGETS, CALIBRATION, FILE_BUDGETS, SENSITIVITIES, Evidence, fit
+from check.calibration import (BUDGETS, CALIBRATION, FILE_BUDGETS, INJECTED, SENSITIVITIES, SLIP_BUDGETS,
+                               SLIP_FILE_BUDGETS, Evidence, Family, fit)
+from evaluation.realslips import labels as realslips_labels
 from check.cli import DEFAULT_LEARN, LEARN
 from formats.codrep2019 import original_texts, read_jsonl
 from formats.files import read_source
@@ -35,6 +39,11 @@ DEVSETS = ROOT / ".data" / "devsets"
 WORK = ROOT / ".cache" / "check-bench"
 MIN_SCORE = 2.0       # the calibration run's floor: below every sensitivity's least score
 CAL_FINDINGS = 5      # findings per file in the calibration run
+# The real-slip set's calibration run goes lower: a real slip scores less than an injected one (the repository's
+# habits, not the model, tell most of them)
+SLIP_MIN_SCORE = 1.0
+SLIP_CAL_FINDINGS = 10   # and its files' slips come 1 to 5 a file, among their other oddities
+REAL_SLIPS = "real slips"
 
 
 @dataclass(frozen=True)
@@ -95,7 +104,29 @@ def _right(repo: Repo, f: dict, found: set[str]) -> bool:
     return False
 
 
-def calibrate(repos: list[Repo], workers: int, model_name: str, learn: str | None = None) -> None:
+def slip_findings(slips, projects: list[str], workers: int, learn: str | None = None):
+    """The calibration run on the real-slip set's `projects`, each checked as one folder: (labelled finding,
+    evidence, file) of each finding (right: at a changed gap, its repair toward the developer's), and the
+    clean files' lines and count."""
+    out, lines, clean_files = [], 0, 0
+    for p in projects:
+        changes = [c for c in slips.changes if c.project == p]
+        clean = [c for c in slips.clean if c.project == p]
+        findings = [json.loads(line) for line in realslips.run_check(
+            slips.folder(p), ["--format", "json", "--min-score", str(SLIP_MIN_SCORE), "--max-findings",
+                              str(SLIP_CAL_FINDINGS)], workers, learn).splitlines() if line.strip()]
+        labelled = realslips_labels(changes, clean, findings, "toward")
+        out += [((f["rule"], f["score"], right, in_clean), Evidence(**f["evidence"]), f"{p}/{f['path']}")
+                for f, right, in_clean in labelled]
+        lines += sum(c.lines for c in clean)
+        clean_files += len(clean)
+        print(f"calibration: realslips {p}: {sum(r for _, r, _ in labelled)} right findings of "
+              f"{sum(len(c.gaps) for c in changes)} changed gaps", file=sys.stderr)
+    return out, lines, clean_files
+
+
+def calibrate(repos: list[Repo], workers: int, model_name: str, learn: str | None = None, slips=None,
+              slip_projects: list[str] = ()) -> None:
     labelled, evidence, files, lines, clean_files = [], [], [], 0, 0
     with open(WORK / "calibration-findings.jsonl", "w") as keep:   # for a look at what was labelled how
         for repo in repos:
@@ -111,10 +142,24 @@ def calibrate(repos: list[Repo], workers: int, model_name: str, learn: str | Non
             clean_files += len(repo.clean)
             print(f"calibration: {repo.name}: {len(found)} of {len(repo.answers)} errors among the findings",
                   file=sys.stderr)
+    family_of = [INJECTED] * len(labelled)
+    families = {}
+    if slip_projects:
+        found, slip_lines, slip_files = slip_findings(slips, slip_projects, workers, learn)
+        families[REAL_SLIPS] = Family(slip_lines, slip_files, SLIP_BUDGETS, SLIP_FILE_BUDGETS)
+        for x, e, file in found:
+            labelled.append(x)
+            evidence.append(e)
+            files.append(file)
+            family_of.append(REAL_SLIPS)
     cal = fit(labelled, lines, model=model_name, evidence=evidence, files=files, clean_files=clean_files,
-              measured={"sets": [r.name for r in repos], "findings": len(labelled), "clean_lines": lines,
-                        "clean_files": clean_files, "min_score": MIN_SCORE, "findings_per_file": CAL_FINDINGS,
-                        "budgets": BUDGETS, "file_budgets": FILE_BUDGETS, "learn": learn or DEFAULT_LEARN})
+              families=families, family_of=family_of,
+              measured={"sets": [r.name for r in repos], "realslips": list(slip_projects), "findings": len(labelled),
+                        "clean_lines": lines, "clean_files": clean_files,
+                        "min_score": min(MIN_SCORE, SLIP_MIN_SCORE) if slip_projects else MIN_SCORE,
+                        "findings_per_file": CAL_FINDINGS, "budgets": BUDGETS, "file_budgets": FILE_BUDGETS,
+                        "slip_budgets": SLIP_BUDGETS, "slip_file_budgets": SLIP_FILE_BUDGETS,
+                        "learn": learn or DEFAULT_LEARN})
     cal.save(CALIBRATION)
     print(f"calibration: {CALIBRATION.relative_to(ROOT)}: cut-offs {cal.cutoffs}", file=sys.stderr)
 
@@ -234,8 +279,20 @@ def parser() -> cli.ArgumentParser:
     p.add_argument("--docs", type=Path, default=None, help="write the table into this Markdown file")
     p.add_argument("--learn", choices=LEARN, default=None,
                    help=f"bin/check's --learn in every run (default: bin/check's own, {DEFAULT_LEARN})")
+    realslips.add_arguments(p)
     cli.add_workers(p)
     return p
+
+
+def run_realslips(args) -> None:
+    """The real-slip benchmark (bench/realslips.py): its table to stdout and, with --docs, into the docs."""
+    args.sensitivity = args.sensitivity or SENSITIVITIES
+    lines = realslips.run(args, lambda fields: signature(COMMAND, [*fields, ("workers", args.workers),
+                                                                   ("learn", args.learn or DEFAULT_LEARN),
+                                                                   ("calibration", CALIBRATION.name)]))
+    print("\n".join(lines))
+    if args.docs:
+        write_docs(args.docs, lines, realslips.MARKER)
 
 
 @cli.command(COMMAND)
@@ -248,6 +305,9 @@ def main(argv=None) -> int:
         if args.docs:
             write_docs(args.docs, lines, "check-speed")
         return cli.EXIT_OK
+    if args.realslips:
+        run_realslips(args)
+        return cli.EXIT_OK
     folders = sorted(p for p in DEVSETS.iterdir() if (p / "devset.json").exists()) if DEVSETS.exists() else []
     if args.sets:
         folders = [f for f in folders if f.name in args.sets]
@@ -255,7 +315,10 @@ def main(argv=None) -> int:
         raise cli.CommandError(f"no detection sets under {DEVSETS}: run 'make devsets'")
     if args.calibrate:
         repos = [make_repo(f, WORK / f.name) for f in folders]
-        calibrate([r for r in repos if not r.held_out], args.workers, Path(DEFAULT_MODEL).name, args.learn)
+        slips = realslips.read_set(args.realslips_set) if realslips.available(args.realslips_set) else None
+        held_out = realslips.held_out_projects(args.held_out, slips) if slips else ()
+        calibrate([r for r in repos if not r.held_out], args.workers, Path(DEFAULT_MODEL).name, args.learn, slips,
+                  [p for p in slips.projects if p not in held_out] if slips else [])
     rows = []
     for s in args.sensitivity or SENSITIVITIES:
         for f in folders:
@@ -267,6 +330,8 @@ def main(argv=None) -> int:
     print("\n".join(lines))
     if args.docs:
         write_docs(args.docs, lines)
+    if not args.sets and realslips.available(args.realslips_set):   # the whole benchmark: the real slips too
+        run_realslips(args)
     return cli.EXIT_OK
 
 

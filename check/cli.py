@@ -41,7 +41,7 @@ LEARN = {"none": "file", "folder": "folder", "project": "project", "folder+proje
 DEFAULT_LEARN = "folder"   # chosen by bin/check-bench (docs/check.md, "Learning the repository's style")
 # The error model (ranker/repairs.py): a repository's errors are of any kind (a space added to a space, a
 # line indented one column off), not only CodRep 2019's; and check/calibration.json is fitted on these scores.
-EDITS = "any"
+EDITS = "real"
 
 _worker: dict = {}   # per process: scorer, scheme, config, calibration, what was learned; set before forking
 
@@ -171,6 +171,9 @@ def main_run(args) -> int:
                 lines = changed[_key(checked.path)]
                 checked = replace(checked, findings=tuple(f for f in checked.findings if lines is None or f.line in lines))
             tally.add(checked)
+            if len(checked.findings) >= args.max_findings and not args.quiet:
+                cli.warning(COMMAND, f"{checked.path}: {args.max_findings} findings, the most a file gets "
+                                     "(--max-findings): its whitespace may follow no one style; the rest are not reported")
             if checked.error and report is None:   # a reporter writes the warning line (and its format's note)
                 cli.warning(COMMAND, checked.error)
             elif checked.findings and (args.diff or args.fix):

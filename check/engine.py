@@ -10,12 +10,14 @@ its neighbours look odd too), as the file's next finding, and the findings of a 
 from __future__ import annotations
 
 import math
+import re
 from array import array
 from dataclasses import dataclass, field, replace
 
 from parsing.java import BOM, same_tokens, tokenize
 from parsing.schemes import Scheme, gap_symbol
 from ranker.explain import line_col
+from ranker.habits import NONE, HabitCounts, habits
 from ranker.rank import RankedFile, Style, rank_text
 from ranker.repairs import codrep_edit
 from ranker.score import Scorer
@@ -23,9 +25,11 @@ from ranker.score import Scorer
 from .calibration import POOLED, Calibration, Evidence, evidence_of
 from .findings import Finding
 from .rules import describe
+from .safety import harmful
 from .suppress import may_have_quiet, quiet_gaps
 
-MAX_FINDINGS = 20   # per file: past this many, the file is not in the style the model knows
+_LONE_LF = re.compile(r"(?<!\r)\n")
+MAX_FINDINGS = 10   # per file: past this many, the file is in no one style (bin/check says so)
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,10 @@ class _Edits:
             self._quiet = quiet_gaps(tokenize(self.text)) if may_have_quiet(self.text) else frozenset()
         return self._quiet
 
+    @property
+    def tabs(self) -> bool:
+        return "\t" in self.text
+
     def token_count(self) -> int:
         return len(self.gap_texts) - 1
 
@@ -102,16 +110,21 @@ class _Context:
         # an empty gap before it (RankedFile.after_bom): the ranking's gap g is the walk's g - 1
         self.bom = int(text.startswith(BOM))
         self.scheme, self.text = scheme, text[self.bom:]
-        self.folder, self.parsed = style.folder, style.parsed
+        self.folder, self.parsed, self.habits = style.folder, style.parsed, style.habits
         self._walked = None
+        self._own_habits = None
 
     def _walk(self):
         if self._walked is None:
             from ranker.cache import narrow_keys   # numpy: only once a file has a candidate
             from ranker.walk import StyleWalk
             walk = StyleWalk(self.scheme, self.text, parsed=self.parsed)   # from the learning pass's leaves
-            self._walked = walk.symbols(), walk.gap_indents(), walk.unit, narrow_keys(walk.ids)
+            self._walked = walk.symbols(), walk.gap_indents(), walk.unit, narrow_keys(walk.ids), walk.gap_texts()
         return self._walked
+
+    def indent(self, gap: int) -> str:
+        """The indentation of the line the ranking's gap `gap` starts on."""
+        return self._walk()[1][max(gap - self.bom, 0)]
 
     def gaps(self, ranked_gaps: int) -> int:
         """The file's gaps as the walk counts them, from the ranking's count."""
@@ -119,20 +132,41 @@ class _Context:
 
     def evidence(self, evidence: Evidence, gap: int, repaired: str) -> Evidence:
         """`evidence` with the counts of the ranking's gap `gap` (of the original text) and its repair to
-        `repaired`."""
-        from ranker.cache import narrow_key
-        syms, indents, unit, keys = self._walk()
+        `repaired`: of their gap symbols between the same two kinds of tokens when the repair changes the
+        symbol, else of the whitespace habit it changes (what trails a line, tabs in the indentation,
+        whitespace on blank lines, line endings: ranker/habits.py), in the repository's other files and in
+        the file."""
+        syms, indents, unit, keys, texts = self._walk()
         gap -= self.bom
+        fixed_symbol = gap_symbol(repaired, indents[gap], unit)
+        if fixed_symbol == syms[2 * gap]:
+            return replace(evidence, **self._habit_counts(texts, gap, repaired, unit), gaps=len(keys))
+        from ranker.cache import narrow_key
         before = syms[2 * gap - 1] if gap > 0 else "|"
         after = syms[2 * gap + 1] if 2 * gap + 1 < len(syms) else "|"
         observed = narrow_key(before, syms[2 * gap], after)
-        fixed = narrow_key(before, gap_symbol(repaired, indents[gap], unit), after)
+        fixed = narrow_key(before, fixed_symbol, after)
         own_observed, own_repaired = int((keys == observed).sum()), int((keys == fixed).sum())
         repo = self.folder.narrow_count if self.folder is not None else (lambda key: 0)
         # the folder counted the file too: its own part is taken off
         return replace(evidence, repo_observed=max(repo(observed) - own_observed, 0),
                        repo_repaired=max(repo(fixed) - own_repaired, 0), file_observed=own_observed - 1,
-                       gaps=len(keys))
+                       file_repaired=own_repaired, gaps=len(keys))
+
+    def _habit_counts(self, texts, gap: int, repaired: str, unit: str | None) -> dict[str, int]:
+        """The counts of the first habit whose value the repair changes (none: zeros)."""
+        observed_values, repaired_values = habits(texts[gap], unit), habits(repaired, unit)
+        changed = [j for j, (o, r) in enumerate(zip(observed_values, repaired_values)) if o != r and NONE not in (o, r)]
+        if not changed:
+            return dict(repo_observed=0, repo_repaired=0, file_observed=0, file_repaired=0)
+        j = changed[0]
+        if self._own_habits is None:
+            self._own_habits = HabitCounts.of(texts, unit).counts
+        own = self._own_habits[j]
+        repo = self.habits.counts[j] if self.habits is not None else (0.0,) * len(own)
+        o, r = observed_values[j], repaired_values[j]
+        return dict(repo_observed=int(repo[o]), repo_repaired=int(repo[r]), file_observed=int(own[o]) - 1,
+                    file_repaired=int(own[r]))
 
 
 def check_text(scorer: Scorer, scheme: Scheme, text: str, path: str, cfg: CheckConfig, calibration: Calibration,
@@ -142,21 +176,25 @@ def check_text(scorer: Scorer, scheme: Scheme, text: str, path: str, cfg: CheckC
         return ()
     edits = _Edits(text)
     context = _Context(scheme, text, style)
+    crlf = text.count("\r\n") * 2 > text.count("\n")
     current = text
     out: list[Finding] = []
     while len(out) < cfg.max_findings:
         # only the candidates that can be reported are ranked (exactly as in a full ranking): below the
         # floor the ranker stops rescoring
         def file_cfg(gaps: int) -> CheckConfig:   # the least scores of this file, as long as it is, so far
-            return cfg.for_file(calibration, Evidence(earlier=len(out), gaps=gaps))
+            return cfg.for_file(calibration, Evidence(earlier=_earlier(out), gaps=gaps))
         ranked = rank_text(scorer, scheme, current, path, cfg.adapt, style, least=lambda gaps: file_cfg(gaps).floor)
         if edits.gap_starts is None:   # the original's ranking: its gaps are the original's
             edits.gap_texts, edits.gap_starts = ranked.gap_texts, ranked.gap_starts
         chosen = _best_repair(ranked, current, edits, context, file_cfg(context.gaps(len(ranked.gap_texts))),
-                              calibration, len(out))
+                              calibration, _earlier(out))
         if chosen is None:
             break
         f, rule, message, confidence, evidence = chosen
+        if crlf and f.repair.repaired != (repaired := _LONE_LF.sub("\r\n", f.repair.repaired)):
+            # a line break a repair writes is the file's own (the model reads CRLF as LF)
+            f = replace(f, repair=replace(f.repair, repaired=repaired))
         gap = f.repair.gap
         start = edits.gap_starts[gap]
         offset = f.offset - edits.current_start(gap) + start
@@ -166,6 +204,13 @@ def check_text(scorer: Scorer, scheme: Scheme, text: str, path: str, cfg: CheckC
         current = edits.apply(current, gap, f.repair.observed, f.repair.repaired)
         edits.fixed[gap] = f.repair.repaired
     return tuple(out)
+
+
+def _earlier(findings) -> int:
+    """The evidence's `earlier` of a file's findings so far: those that undo one of the five kinds of slip. A
+    file with one slip of CodRep's kind rarely has another once it is fixed; a repair of any size (a line
+    re-indented, blank lines) says little of the file's next finding."""
+    return sum(codrep_edit(f.original, f.replacement) for f in findings)
 
 
 def _best_repair(ranked: RankedFile, current: str, edits: _Edits, context: _Context, cfg: CheckConfig,
@@ -184,21 +229,26 @@ def _best_repair(ranked: RankedFile, current: str, edits: _Edits, context: _Cont
             if f.score < floor:
                 return None
             gap = f.repair.gap
-            if gap in edits.fixed or passed.covers(gap) or gap in edits.quiet():
+            if gap in edits.fixed or gap in edits.quiet():
                 continue
             before = edits.token_text(gap - 1) if gap > 0 else ""
             after = edits.token_text(gap) if gap < edits.token_count() else ""
+            if harmful(f.repair.observed, f.repair.repaired, before, after, lambda: context.indent(gap), edits.tabs):
+                continue
             rule, message = describe(f.repair.observed, f.repair.repaired, before, after)
             if cfg.reported(rule, f.score):
                 evidence = replace(context.evidence(evidence_of(ranked.scores, ranked.gaps, gap, earlier), gap,
                                                     f.repair.repaired),
                                    other_edit=not codrep_edit(f.repair.observed, f.repair.repaired))
                 confidence = calibration.confidence(rule, f.score, evidence)
-                if confidence >= cfg.least_confidence and not earlier and passed.any():   # asked only now: a reparse
+                if confidence >= cfg.least_confidence and not earlier and passed.any(gap):   # asked only now: a reparse
                     evidence = replace(evidence, earlier=1)
                     confidence = calibration.confidence(rule, f.score, evidence)
                 if confidence >= cfg.least_confidence:
                     if passed.keeps(f):
+                        if evidence.repo_repaired > evidence.repo_observed:
+                            rule, message = describe(f.repair.observed, f.repair.repaired, before, after,
+                                                     "the repository")
                         return f, rule, message, confidence, evidence
                     continue
             passed.add(f)
@@ -207,9 +257,9 @@ def _best_repair(ranked: RankedFile, current: str, edits: _Edits, context: _Cont
 
 
 class _Passed:
-    """The better candidates of a ranking that were not reported, by gap. A gap passed over is not looked at
-    again (the calibration run, reporting it, fixed it); whether one of them keeps the tokens is asked only
-    when it matters (a reparse each)."""
+    """The better candidates of a ranking that were not reported, by gap. Another repair of a gap passed over
+    is still judged (a gap has a candidate at each offset it may blame: its best repair there need not be the
+    one believed); whether one of them keeps the tokens is asked only when it matters (a reparse each)."""
 
     def __init__(self, current: str, edits: _Edits):
         self.current, self.edits = current, edits
@@ -223,13 +273,14 @@ class _Passed:
         return same_tokens(self.current, lo, lo + len(f.repair.observed), f.repair.repaired, self.edits.token_texts())
 
     def add(self, f) -> None:
-        self.by_gap.setdefault(f.repair.gap, f)
+        if codrep_edit(f.repair.observed, f.repair.repaired):   # as _earlier counts them
+            self.by_gap.setdefault(f.repair.gap, f)
 
-    def covers(self, gap: int) -> bool:
-        return gap in self.by_gap
-
-    def any(self) -> bool:
+    def any(self, besides: int) -> bool:
+        """Whether a candidate passed over on another gap than `besides` keeps the tokens."""
         for gap, f in self.by_gap.items():
+            if gap == besides:
+                continue
             if gap not in self.kept:
                 self.kept[gap] = self.keeps(f)
             if self.kept[gap]:

@@ -20,6 +20,7 @@ RULES = {
     "line-break": "whether two tokens are on one line or on two",
     "trailing-space": "whitespace at the end of a line or on a blank line",
     "line-ending": "line endings (LF, CRLF or CR) as the rest of the file has them",
+    "final-newline": "the line break that ends the file, and no blank lines or whitespace after it",
 }
 
 # Tokens that take no space before them in Java's usual style, and tokens after which none follows.
@@ -63,17 +64,36 @@ def _ending(gap: str) -> str:
     return {"\r\n": "CRLF", "\r": "CR"}.get(m.group(0), "LF") if m else "no"
 
 
+def _file_end(original: str, replacement: str, nb_o: int, nb_r: int) -> str:
+    if not nb_o and nb_r:
+        return "no line break at the end of the file"
+    if nb_o > nb_r and nb_r:
+        return f"{_blank_lines(nb_o - nb_r)} at the end of the file"
+    if nb_o and not nb_r:
+        return "line break at the end of the file"
+    if nb_o < nb_r:
+        return f"expected {_blank_lines(nb_r - 1)} at the end of the file"
+    return "whitespace at the end of the file"
+
+
 def _mixed(ws: str) -> bool:
     return "\t" in ws and " " in ws
 
 
-def describe(original: str, replacement: str, before: str, after: str) -> tuple[str, str]:
+def _blank_lines(n: int) -> str:
+    return "no blank line" if n == 0 else "1 blank line" if n == 1 else f"{n} blank lines"
+
+
+def describe(original: str, replacement: str, before: str, after: str, by: str = "") -> tuple[str, str]:
     """(rule, message) of replacing gap text `original` by `replacement` between tokens `before` and
-    `after` ('' at the start or end of the file)."""
+    `after` ('' at the start or end of the file). `by`: who writes the replacement in this place, for the
+    message ('the repository'; '': nobody said)."""
     if original != replacement and _BREAK.sub("\n", original) == _BREAK.sub("\n", replacement):
         return "line-ending", f"{_ending(original)} line ending where the file uses {_ending(replacement)}"
     nb_o, nb_r = line_breaks(original), line_breaks(replacement)
     prev, nxt = show_token(before) if before else "the start of the file", show_token(after) if after else "the end of the file"
+    if before and not after:
+        return "final-newline", _file_end(original, replacement, nb_o, nb_r)
     if nb_o and nb_o == nb_r:
         if _head(original) != _head(replacement):
             return "trailing-space", f"trailing whitespace after {prev}"
@@ -81,16 +101,15 @@ def describe(original: str, replacement: str, before: str, after: str) -> tuple[
         if o != r:
             if _mixed(o) and not _mixed(r):
                 return "tab", f"indentation mixes tabs and spaces: expected {amount(r)}, found {amount(o)}"
-            if ("\t" in o) != ("\t" in r):
-                return "tab", f"expected {amount(r)} of indentation, found {amount(o)}"
+            if "\t" in o and "\t" not in r:
+                return "tab", f"tab in a space-indented file: expected {amount(r)} of indentation, found {amount(o)}"
+            if "\t" in r and "\t" not in o:
+                return "tab", f"spaces in a tab-indented file: expected {amount(r)} of indentation, found {amount(o)}"
             return "indent", f"expected {amount(r)} of indentation before {nxt}, found {amount(o)}"
         return "trailing-space", f"whitespace on a blank line before {nxt}"
     if nb_o and nb_r:
-        k = abs(nb_o - nb_r)
-        lines = "a blank line" if k == 1 else f"{k} blank lines"
-        if nb_o > nb_r:
-            return "blank-lines", f"unexpected {'blank line' if k == 1 else lines} before {nxt}"
-        return "blank-lines", f"expected {lines} more before {nxt}"
+        found, expected = _blank_lines(nb_o - 1), str(nb_r - 1) if nb_r > 1 else "none"
+        return "blank-lines", f"{found} before {nxt}, " + (f"{by} uses {expected} here" if by else f"expected {expected}")
     if nb_o:
         return "line-break", f"unexpected line break between {prev} and {nxt}"
     if nb_r:

@@ -1,7 +1,10 @@
-"""The gaps a file asks not to be checked: between a comment that turns formatting off and the next that turns
+"""The gaps bin/check leaves alone. Those a file asks not to be checked: between a comment that turns formatting off and the next that turns
 it on (`@formatter:off` / `@formatter:on` of Eclipse, IntelliJ and Spotless's formatters, `spotless:off` /
 `spotless:on`, Checkstyle's `CHECKSTYLE:OFF` / `CHECKSTYLE:ON`), or to the end of the file. Code there is laid
-out by hand on purpose (tables, aligned columns), so bin/check reports nothing in it and --fix leaves it."""
+out by hand on purpose (tables, aligned columns), so bin/check reports nothing in it and --fix leaves it. And those around Java the grammar misreads, where
+the model's surprise says nothing of the whitespace: varargs after an annotation (`double @Nullable ... xs`
+parses as three '.' tokens) and explicit type arguments (`Collections.<T>emptyList()`: no space after the
+'>', as after no other type arguments)."""
 from __future__ import annotations
 
 import re
@@ -14,8 +17,27 @@ COMMENTS = frozenset({"line_comment", "block_comment"})
 
 
 def may_have_quiet(text: str) -> bool:
-    """Whether `text` may turn checking off anywhere (a cheap test before tokenizing)."""
-    return OFF.search(text) is not None
+    """Whether `text` may have gaps to leave alone (a cheap test before tokenizing)."""
+    return OFF.search(text) is not None or "..." in text or ".<" in text
+
+
+def misread_gaps(texts: list[str], gaps: list[str]) -> set[int]:
+    """The gaps around a split ellipsis ('.', '.', '.' with nothing between) and those of explicit type
+    arguments ('.' '<' ... '>' and the name after it): gap i lies before token i."""
+    out: set[int] = set()
+    for i in range(len(texts) - 1):
+        if texts[i] != "." or gaps[i + 1]:
+            continue
+        if texts[i + 1] == "." and i + 2 < len(texts) and texts[i + 2] == "." and not gaps[i + 2]:
+            out.update(range(i, i + 4))
+        elif texts[i + 1] == "<":
+            depth = 0
+            for j in range(i + 1, len(texts)):
+                depth += texts[j].count("<") if texts[j] in ("<", "<<") else -len(texts[j]) if set(texts[j]) == {">"} else 0
+                if depth <= 0:
+                    out.update((i + 1, i + 2, j, j + 1))
+                    break
+    return out
 
 
 def quiet_gaps(stream: TokenStream) -> frozenset[int]:
@@ -34,4 +56,5 @@ def quiet_gaps(stream: TokenStream) -> frozenset[int]:
             opened = None
     if opened is not None:
         quiet.update(range(opened + 1, len(stream) + 1))
+    quiet |= misread_gaps(stream.token_texts(), stream.gap_texts)
     return frozenset(quiet)

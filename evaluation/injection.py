@@ -53,7 +53,7 @@ EDIT_KINDS: dict[str, EditKind] = {k.name: k for k in (
 # CodRep 2019's mix (the percentages above), the default of bin/make-tasks.
 CODREP2019_MIX: dict[str, float] = {"insert tab": 32.4, "insert newline": 31.9, "insert space": 22.3,
                                     "delete newline": 7.7, "delete space": 5.7}
-MIXES = ("codrep2019", "any")
+MIXES = ("codrep2019", "any", "real")   # real: evaluation/real_edits.py
 
 
 def quotas(count: int, mix: dict[str, float] = CODREP2019_MIX) -> dict[str, int]:

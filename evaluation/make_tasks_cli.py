@@ -35,7 +35,9 @@ def parser():
                    help="also write N untouched files (never one with a task) into the folder's clean/")
     p.add_argument("--edits", choices=MIXES, default="codrep2019",
                    help="codrep2019: CodRep 2019's kinds of edit and conventions (default); any: insert, "
-                        "delete or replace a whitespace character at either end of any gap")
+                        "delete or replace a whitespace character at either end of any gap; real: the slips "
+                        "developers make, of any size (re-indent, tabs for spaces, trailing whitespace, blank "
+                        "lines, lines joined or broken, spaces), in the real-slip set's mix")
     p.add_argument("--checkstyle", metavar="CONFIG",
                    help="keep an edit only when Checkstyle reports a new violation for it on its line or next to "
                         f"it: {', '.join(SHIPPED)} (shipped, evaluation/checkstyle/) or a configuration file")

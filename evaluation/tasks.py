@@ -23,7 +23,8 @@ from formats.codrep2019 import InjectedEdit, MadeTask, write_task_folder
 from parsing.java import tokenize
 
 from .checkstyle import Checkstyle, new_violations
-from .injection import MIXES, any_edit, candidates, quotas
+from .injection import CODREP2019_MIX, MIXES, any_edit, candidates, quotas
+from .real_edits import REAL_MIX, real_candidates
 
 FIRST_ROUND = 2        # edits of a file's kind checked in the first Checkstyle batch
 SPOTS = 10             # at most this many spots of that kind are tried per file
@@ -80,7 +81,7 @@ def make_tasks(texts: list[tuple[str, str]], out: Path, cfg: TaskConfig = TaskCo
     if cfg.mix == "any":
         tasks = _any_tasks(pool, count, rng, progress)
     else:
-        tasks = _mixed_tasks(pool, count, rng, cfg.checkstyle, summary, progress)
+        tasks = _mixed_tasks(pool, count, rng, cfg.checkstyle, summary, progress, cfg.mix)
     write_task_folder(out, tasks, clean, cfg.project, force)
     summary.tasks, summary.clean = len(tasks), len(clean)
     summary.kinds = Counter(t.edit.kind for t in tasks)
@@ -100,13 +101,24 @@ def _any_tasks(pool, count, rng, progress) -> list[MadeTask]:
     return tasks
 
 
+# a mix of kinds of edit: its weights, and every token-preserving edit of a kind in a file
+_MIXES = {"codrep2019": (CODREP2019_MIX, candidates), "real": (REAL_MIX, real_candidates)}
+
+
 def _mixed_tasks(pool, count, rng, checkstyle: Checkstyle | None, summary: TaskSummary,
-                 progress) -> list[MadeTask]:
-    """Tasks whose kinds follow CodRep 2019's mix: each file takes the next kind still owed; without
-    Checkstyle its first token-preserving edit of that kind is kept, with Checkstyle the first flagged."""
-    owed = [kind for kind, n in quotas(count).items() for _ in range(n)]
+                 progress, mix: str = "codrep2019") -> list[MadeTask]:
+    """Tasks whose kinds follow the mix (CodRep 2019's, or the real slips'): each file takes the next kind
+    still owed; without Checkstyle its first token-preserving edit of that kind is kept, with Checkstyle the
+    first flagged. In the real mix, whose kinds need what not every file has (a blank line at the end, tabs),
+    a file without the kind owed takes the next kind owed that it has, which is then paid instead."""
+    weights, spots_of = _MIXES[mix]
+    owed = [kind for kind, n in quotas(count, weights).items() for _ in range(n)]
     rng.shuffle(owed)
     queue = deque(owed)
+    if mix == "real":
+        def spots_of(stream, kind, rng, one=spots_of):
+            for k in dict.fromkeys((kind, *queue)):
+                yield from one(stream, k, rng)
     tasks: list[MadeTask] = []
     files = iter(pool)
     while queue:
@@ -117,19 +129,25 @@ def _mixed_tasks(pool, count, rng, checkstyle: Checkstyle | None, summary: TaskS
                 break
         if not batch:
             break
-        for (_, _, kind), task in zip(batch, _verify(batch, rng, checkstyle, summary)):
-            if task is None:
+        for (_, _, kind), task in zip(batch, _verify(batch, rng, checkstyle, summary, spots_of)):
+            if task is not None and task.edit.kind != kind:
+                if task.edit.kind in queue:
+                    queue.remove(task.edit.kind)
+                else:
+                    task = None       # another file of the batch paid that kind
+            if task is None or task.edit.kind != kind:
                 queue.appendleft(kind)    # the next file takes this kind
-            else:
+            if task is not None:
                 tasks.append(task)
         if progress:
             progress(len(batch))
     return tasks
 
 
-def _verify(batch, rng, checkstyle: Checkstyle | None, summary: TaskSummary) -> list[MadeTask | None]:
+def _verify(batch, rng, checkstyle: Checkstyle | None, summary: TaskSummary,
+            spots_of=candidates) -> list[MadeTask | None]:
     """For each (name, text, kind) of the batch: the task kept, or None."""
-    spots = [candidates(tokenize(text), kind, rng) for _, text, kind in batch]
+    spots = [spots_of(tokenize(text), kind, rng) for _, text, kind in batch]
     if checkstyle is None:
         firsts = [next(it, None) for it in spots]
         return [MadeTask(made[0], made[1], name) if made else None for made, (name, _, _) in zip(firsts, batch)]

@@ -4,6 +4,8 @@
     codrep2019.py   CodRep 2019 task folders: task files, answers (out.txt), near-duplicate voting, the
                     make-tasks writer (truth.jsonl)
     codrep2018.py   CodRep 2018 data sets: Tasks/N.txt (new line, blank line, Java file), Solutions/N.txt
+    realslips.py    real-slip sets: truth.jsonl (files before a developer's whitespace fix, their changed gaps,
+                    the fixed text) and clean.jsonl; the set's gaps of a text and its kinds of change
     sources.py      Java corpus sources (archives, folders, the two task formats, .java files) and the
                     files a PATH names for ranking
     lossless.py     `python -m formats.lossless FOLDER...`: tokenization is lossless over whole data sets

@@ -41,7 +41,7 @@ constexpr int kMaxValues = 4;
 constexpr int kSymbolBits = 21;         // ranker/cache.py: a (context, symbol) key is context << 21 | symbol
 constexpr int64_t kSymbolMask = (int64_t{1} << kSymbolBits) - 1;
 constexpr int64_t kBos = 0, kEos = 1, kPad = 2;   // ranker/symbols.py's ids of <s>, </s> and '|'
-constexpr int FIRST = 0, LAST = 1;      // ranker/repairs.py: where a repair points (else NEXT)
+constexpr int FIRST = 0, LAST = 1, MIDDLE = 3;   // ranker/repairs.py: where a repair points (else NEXT)
 // Rounding aside, a bound is at least the gain it bounds; a repair is skipped only when its bound falls
 // short by more than this (KenLM's float sums, the sums here: far below it).
 constexpr double kMargin = 1e-5;
@@ -641,7 +641,9 @@ class FileRanker {
       for (int64_t r = t.start[p]; r < t.start[p] + t.count[p]; ++r) {
         const int where = t.where_[r];
         const int64_t glo = lo_[g], ghi = hi_[g];
-        const int64_t offset = where == FIRST ? (ghi > glo ? glo + 1 : ghi + 1) : where == LAST ? ghi : ghi + 1;
+        const int64_t first = ghi > glo ? glo + 1 : ghi + 1;
+        const int64_t offset = where == FIRST ? first : where == LAST ? ghi
+                               : where == MIDDLE ? (ghi - glo >= 3 ? glo + 2 : first) : ghi + 1;
         // not an insertion after the file's last character, and only repairs that keep every token as it is
         if (offset > length_ || (t.empty_[r] && !joinable_[g]) || (after_comment_[g] && !t.breaks_[r])) continue;
         rows_.push_back(r);

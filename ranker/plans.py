@@ -19,7 +19,7 @@ from parsing.schemes import gap_symbol
 
 from ._native import PlanTable
 from .habits import habit_values
-from .repairs import edit_priors, gap_edits
+from .repairs import MIDDLE, NEXT, ErrorModel, edit_priors, gap_edits, wide_edits
 from .symbols import symbol_ids
 
 GapKind = tuple[str, str, "str | None", "str | None"]
@@ -31,9 +31,9 @@ class RepairPlans:
     gap's new symbol, its interned symbol, whether it empties the gap or starts with a line break, its
     whitespace habits, the prior of the error it undoes), and each row's repaired text here."""
 
-    def __init__(self, ids, models: int, other_edit: float = 0.0):
+    def __init__(self, ids, models: int, errors: ErrorModel = ErrorModel(0.0)):
         self._ids = ids          # list[str] -> array of KenLM ids, `models` per symbol
-        self._other_edit = other_edit   # log10 prior of a repair undoing no CodRep 2019 kind of error
+        self.errors = errors    # which repairs, and the log10 prior of those undoing no CodRep 2019 kind of error
         self._index: dict[GapKind, int] = {}
         self._owns: dict[tuple, _Own] = {}   # (gap, indent, unit) -> what its kinds share
         self.table = PlanTable(models)
@@ -77,6 +77,9 @@ class RepairPlans:
         if own is not None:
             return own
         edits = gap_edits(gap)
+        if self.errors.wide:
+            known = {r for r, _ in edits}
+            edits += [(r, MIDDLE if gap else NEXT) for r in wide_edits(gap, indent, unit) if r not in known]
         repaired = [r for r, _ in edits]
         symbols = [gap_symbol(r, indent, unit) for r in repaired]
         own = self._owns[key] = _Own(
@@ -86,7 +89,7 @@ class RepairPlans:
                  empty=array("B", [not r for r in repaired]), breaks=array("B", [r[:1] in ("\n", "\r") for r in repaired]),
                  # the file's unit is part of the kind of gap, so the habits of each repair are fixed here
                  habits=habit_values(repaired, unit), observed_habits=habit_values([gap], unit),
-                 edit=edit_priors(gap, edits, self._other_edit)))
+                 edit=edit_priors(gap, edits, self.errors.other)))
         return own
 
 

@@ -308,7 +308,9 @@ def _file_ranker(scorer: Scorer, scheme: Scheme, gaps: tuple, ids: array | None,
         habits = habit_model(style.habits, True)
     else:
         habits = _typical_habits(adapt)
-    return FileRanker(scorer.plans.table, n, *gaps, cache, habits, alpha, top, least)
+    # repairs of any size may also end the file with a line break: an offset past its last character
+    length = n + 1 if scorer.plans.errors.wide else n
+    return FileRanker(scorer.plans.table, length, *gaps, cache, habits, alpha, top, least)
 
 
 @cache

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from parsing.java import JOINED_OPERATORS
+from parsing.offsets import has_line_break, last_line
+from parsing.style import TAB_STOP, columns
 
 WHITESPACE = (" ", "\t", "\n")
 
@@ -31,7 +33,10 @@ def _tails(operators) -> dict[str, tuple[str, ...]]:
 # (JOINED_OPERATORS) cannot be joined by deleting the whitespace between them
 _TAILS = _tails(JOINED_OPERATORS)
 _LONGEST_HEAD = max(map(len, _TAILS))
-FIRST, LAST, NEXT = 0, 1, 2   # where a repair points: gap's first char, gap's last char, next token's first char
+# where a repair points: the gap's first char, its last, the next token's first; MIDDLE, a repair of any size: the
+# gap's second char when it has a middle (else its first), which no one-character repair blames, so that each
+# offset's best repair hides no CodRep 2019 repair behind a larger one
+FIRST, LAST, NEXT, MIDDLE = 0, 1, 2, 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +94,45 @@ def gap_edits(gap: str) -> list[tuple[str, int]]:
     return out
 
 
+def _retab(ws: str, unit: str | None) -> str:
+    """Indentation `ws` written in the file's unit: tabs as the unit's spaces in a space-indented file, each
+    TAB_STOP spaces as a tab in a tab-indented one (spaces left over stay: alignment)."""
+    if not unit:
+        return ws
+    if unit == "\t":
+        return "\t" * (columns(ws) // TAB_STOP) + " " * (columns(ws) % TAB_STOP)
+    return " " * (ws.count("\t") * len(unit) + ws.count(" "))
+
+
+def wide_edits(gap: str, indent: str, unit: str | None) -> list[str]:
+    """The repairs of a gap that no one-character edit makes, as people slip and fix whitespace: its
+    line's trailing whitespace removed; its blank lines made 0 or 1; its indentation the line's own, one
+    unit deeper or shallower, two deeper (a continuation), or written in the file's unit (tabs <-> spaces);
+    two lines joined (one space or none); a line broken before the next token, at the line's indentation
+    or deeper; a run of spaces or a tab made one space. `indent`: the indentation of the gap's line;
+    `unit`: the file's (None: not known). The gap itself and duplicates are left out."""
+    out: list[str] = []
+    step = unit or "    "
+    if has_line_break(gap):
+        nl = "\r\n" if "\r\n" in gap else "\n"
+        breaks = gap.count("\n") or gap.count("\r")
+        tail = last_line(gap)
+        shallower = [tail[:-len(step)]] if tail.endswith(step) else []
+        for k in dict.fromkeys((breaks, 1, 2, breaks - 1)):
+            if k < 1:
+                continue
+            for t in (tail, _retab(tail, unit), indent, indent + step, indent + 2 * step, tail + step, *shallower):
+                out.append(nl * k + t)
+        out += [" ", ""]
+    else:
+        if gap != " ":
+            out.append(" ")
+        for t in (indent, indent + step, indent + 2 * step):
+            out.append("\n" + t)
+    seen = {gap}
+    return [r for r in out if not (r in seen or seen.add(r))]
+
+
 # The error model: how likely the error each repair undoes is, as a log10 prior added to the repair's gain.
 # CodRep 2019's tasks (and bin/make-tasks's, evaluation/injection.py) make five kinds of error and no other
 # (docs/codrep2019.md); a repair undoing anything else (a replacement, a space taken out of a longer run, a
@@ -98,7 +142,19 @@ def gap_edits(gap: str) -> list[tuple[str, int]]:
 # -6: 0.9965 / 0.9771; -10: 0.9965 / 0.9785; -20: 0.9965 / 0.9785 (docs/codrep2019.md). 'any' ranks every
 # repair by its gain alone, as before.
 OTHER_EDIT = -10.0
-EDITS = {"codrep2019": OTHER_EDIT, "any": 0.0}   # error model name -> log10 prior of the other repairs
+
+
+@dataclass(frozen=True)
+class ErrorModel:
+    """Which repairs are planned and how each is weighed: `other` is the log10 prior of a repair undoing no
+    CodRep 2019 kind of error; `wide`: the repairs of any size people make (wide_edits) are planned too."""
+    other: float
+    wide: bool = False
+
+
+# 'codrep2019' ranks CodRep's one-character errors; 'any' every one-character repair by its gain alone;
+# 'real' (bin/check) repairs of any size as well, as the slips developers fix in their repositories are
+EDITS = {"codrep2019": ErrorModel(OTHER_EDIT), "any": ErrorModel(0.0), "real": ErrorModel(0.0, wide=True)}
 DEFAULT_EDITS = "codrep2019"
 
 

@@ -198,7 +198,7 @@ def rank(scheme, text, general, project=None, weight=0.0, adapt=True, folder=Non
             if habits is not None:
                 own = habit_values(gap, unit) if adapt else None
                 delta += habits.log10(habit_values(repaired, unit), own) - habits.log10(habit_values(gap, unit), own)
-            delta += 0.0 if codrep_edit(gap, repaired) else EDITS[edits]   # the error model's prior
+            delta += 0.0 if codrep_edit(gap, repaired) else EDITS[edits].other   # the error model's prior
             if offset not in best or delta > best[offset][1]:
                 best[offset] = (offset, delta)
     return sorted(best.values(), key=lambda f: (-f[1], f[0]))

@@ -4,7 +4,7 @@ import math
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import assume, given, settings, strategies as st
 
 from check.calibration import FAR_FLOOR, POOLED, Calibration, CalibrationError, Evidence, evidence_of, fit, isotonic
 from check.engine import CheckConfig, check_text
@@ -20,21 +20,30 @@ from check.rules import RULES, amount, describe, line_breaks
     ("\t", " ", "a", "=", "tab", "expected 1 space between 'a' and '=', found 1 tab"),
     ("\n      ", "\n        ", ";", "x", "indent", "expected 8 spaces of indentation before 'x', found 6 spaces"),
     ("\n\t\t", "\n\t", ";", "x", "indent", "expected 1 tab of indentation before 'x', found 2 tabs"),
-    ("\n    ", "\n\t", ";", "x", "tab", "expected 1 tab of indentation, found 4 spaces"),
+    ("\n    ", "\n\t", ";", "x", "tab", "spaces in a tab-indented file: expected 1 tab of indentation, found 4 spaces"),
+    ("\n\t\t", "\n        ", ";", "x", "tab", "tab in a space-indented file: expected 8 spaces of indentation, found 2 tabs"),
     ("\n\t ", "\n\t", ";", "x", "tab", "indentation mixes tabs and spaces: expected 1 tab, found 1 tab and 1 space"),
-    ("\n\n\n", "\n\n", "}", "class", "blank-lines", "unexpected blank line before 'class'"),
-    ("\n", "\n\n", "}", "class", "blank-lines", "expected a blank line more before 'class'"),
+    ("\n\n\n", "\n\n", "}", "class", "blank-lines", "2 blank lines before 'class', expected 1"),
+    ("\n", "\n\n", "}", "class", "blank-lines", "no blank line before 'class', expected 1"),
+    ("\n\n", "\n", "}", "class", "blank-lines", "1 blank line before 'class', expected none"),
     ("\n    ", "", "a", ")", "line-break", "unexpected line break between 'a' and ')'"),
     (" ", "\n", "{", "x", "line-break", "expected a line break before 'x'"),
     (" \n", "\n", ";", "x", "trailing-space", "trailing whitespace after ';'"),
     ("\r\n  \r\n", "\r\n\r\n", ";", "x", "trailing-space", "whitespace on a blank line before 'x'"),
-    ("", "\n", "}", "", "line-break", "expected a line break before the end of the file"),
+    ("", "\n", "}", "", "final-newline", "no line break at the end of the file"),
+    ("\n\n", "\n", "}", "", "final-newline", "1 blank line at the end of the file"),
+    (" \n", "\n", "}", "", "final-newline", "whitespace at the end of the file"),
     ("\r\n    ", "\n    ", ";", "x", "line-ending", "CRLF line ending where the file uses LF"),
     ("\n\n", "\r\n\r\n", ";", "x", "line-ending", "LF line ending where the file uses CRLF"),
 ])
 def test_a_repair_is_told_as_a_rule_and_a_message(original, replacement, before, after, rule, message):
     assert describe(original, replacement, before, after) == (rule, message)
     assert rule in RULES
+
+
+def test_a_message_says_who_writes_the_repair_so():
+    assert describe("\n\n\n", "\n\n", "}", "class", "the repository") == (
+        "blank-lines", "2 blank lines before 'class', the repository uses 1 here")
 
 
 @pytest.mark.parametrize("gap, breaks", [("", 0), ("\n", 1), ("\r\n", 1), ("\r", 1), ("\r\n\r\n", 2), ("\n\r", 2)])
@@ -306,11 +315,12 @@ def _folder(tmp_path, texts, scheme="kind-units"):
 @pytest.mark.parametrize("text, others, learn, expected", [
     # `return  x`: 2 spaces between 'return' and a name twice in the file, 1 space once; once more in B (2
     # spaces), twice in C (1 space)
-    (HABIT, OTHERS, True, dict(repo_observed=1, repo_repaired=2, file_observed=1)),
-    ("\ufeff" + HABIT, OTHERS, True, dict(repo_observed=1, repo_repaired=2, file_observed=1)),   # a BOM
-    (HABIT, OTHERS[1:], True, dict(repo_observed=0, repo_repaired=2, file_observed=1)),
-    (HABIT, OTHERS, False, dict(repo_observed=0, repo_repaired=0, file_observed=1)),   # --no-learn
-    (HABIT.replace("return  y", "return y"), (), True, dict(repo_observed=0, repo_repaired=0, file_observed=0)),
+    (HABIT, OTHERS, True, dict(repo_observed=1, repo_repaired=2, file_observed=1, file_repaired=1)),
+    ("\ufeff" + HABIT, OTHERS, True, dict(repo_observed=1, repo_repaired=2, file_observed=1, file_repaired=1)),   # a BOM
+    (HABIT, OTHERS[1:], True, dict(repo_observed=0, repo_repaired=2, file_observed=1, file_repaired=1)),
+    (HABIT, OTHERS, False, dict(repo_observed=0, repo_repaired=0, file_observed=1, file_repaired=1)),   # --no-learn
+    (HABIT.replace("return  y", "return y"), (), True,
+     dict(repo_observed=0, repo_repaired=0, file_observed=0, file_repaired=2)),
 ])
 @pytest.mark.parametrize("scheme", ["kind-units", "kind"])   # the C++ walk (from the kept leaves), and Python's
 def test_the_context_counts_the_whitespace_between_the_same_kinds_of_tokens(tmp_path, text, others, learn, expected,
@@ -323,6 +333,29 @@ def test_the_context_counts_the_whitespace_between_the_same_kinds_of_tokens(tmp_
     stream = tokenize(text.lstrip("\ufeff"))
     gap = stream.gap_texts.index("  ") + text.startswith("\ufeff")   # the ranking's gap: a BOM is a token there
     got = _Context(get_scheme(scheme), text, style).evidence(Evidence(7.0, 1, 0), gap, " ")
+    assert got == Evidence(7.0, 1, 0, gaps=len(stream.gap_texts), **expected)
+
+
+TRAILING = "class A {\n    int f() { \n        return x;\n    }\n    int g() {\n        return y;\n    }\n}\n"
+
+
+@pytest.mark.parametrize("others, expected", [
+    # a trailing space changes no gap symbol: its habit is counted (what trails a line), here and in the others
+    ((), dict(repo_observed=0, repo_repaired=0, file_observed=0, file_repaired=7)),
+    (("class B {\n    int f() {\n        return b;\n    }\n}\n",),
+     dict(repo_observed=0, repo_repaired=5, file_observed=0, file_repaired=7)),
+    (("class B { \n    int f() {\n        return b;\n    }\n}\n",),
+     dict(repo_observed=1, repo_repaired=4, file_observed=0, file_repaired=7)),
+])
+def test_the_context_counts_the_habit_a_repair_changes(tmp_path, others, expected):
+    from check.engine import _Context
+    from parsing.java import tokenize
+    from parsing.schemes import get_scheme
+    from ranker.rank import Style
+    style = _folder(tmp_path, [TRAILING, *others]) if others else Style()
+    stream = tokenize(TRAILING)
+    gap = stream.gap_texts.index(" \n        ")
+    got = _Context(get_scheme("kind-units"), TRAILING, style).evidence(Evidence(7.0, 1, 0), gap, "\n        ")
     assert got == Evidence(7.0, 1, 0, gaps=len(stream.gap_texts), **expected)
 
 
@@ -413,16 +446,20 @@ def test_the_repositorys_habit_lowers_a_findings_confidence(tmp_path):
 @given(rule=st.sampled_from(sorted(RULES)), score=st.floats(0, 40), far_best=st.floats(FAR_FLOOR, 40),
        far_count=st.integers(0, 60), earlier=st.integers(0, 3), repo_observed=st.integers(0, 10 ** 5),
        repo_repaired=st.integers(0, 10 ** 5), file_observed=st.integers(0, 500), gaps=st.integers(0, 10 ** 5),
-       other_edit=st.booleans(), sensitivity=st.sampled_from(["low", "medium", "high"]))
+       other_edit=st.booleans(), file_repaired=st.integers(0, 500),
+       sensitivity=st.sampled_from(["low", "medium", "high"]))
 def test_no_finding_below_its_files_least_score_could_be_reported(rule, score, far_best, far_count, earlier,
                                                                   repo_observed, repo_repaired, file_observed,
-                                                                  gaps, other_edit, sensitivity):
+                                                                  gaps, other_edit, file_repaired, sensitivity):
     """The least score of a file (what is known before it is ranked: its length, its findings so far) is
     exact for the shipped calibration: whatever the rest of a finding's evidence, below it the confidence
-    stays under the cut-off (so bin/check may rank the file only that deep)."""
+    stays under the cut-off (so bin/check may rank the file only that deep). Nothing scoring less than the
+    calibration run's floor was measured, and the least scores never go below it: the ranking stops there."""
     cal = Calibration.load()
+    assume(score >= cal.measured.get("min_score", 0.0))
     cut = cal.cutoffs[sensitivity]
-    evidence = Evidence(far_best, far_count, earlier, repo_observed, repo_repaired, file_observed, gaps, other_edit)
+    evidence = Evidence(far_best, far_count, earlier, repo_observed, repo_repaired, file_observed, gaps, other_edit,
+                        file_repaired)
     least = cal.least_scores(cut, Evidence(earlier=earlier, gaps=gaps))
     assert least[rule] >= cal.least_scores(cut)[rule]
     if cal.confidence(rule, score, evidence) >= cut:

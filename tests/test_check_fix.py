@@ -463,10 +463,59 @@ def test_bin_check_learns_the_repository_with_each_method(tmp_path, tiny_model, 
 
     r = check("--format", "json")
     assert r.returncode == 1, r.stderr
-    assert f"learn:{learn}" in r.stderr.splitlines()[0] and "|edits:any|" in r.stderr.splitlines()[0]
+    assert f"learn:{learn}" in r.stderr.splitlines()[0] and "|edits:real|" in r.stderr.splitlines()[0]
     assert ("project:k2" in r.stderr.splitlines()[0]) == learn.endswith("project")
     findings = [json.loads(line) for line in r.stdout.splitlines()]
     assert any(f["path"] == "R0.java" and f["original"] == "  " and f["replacement"] == " " for f in findings)
     if learn.endswith("project"):
         r = check("--cluster", "local:1")
         assert r.returncode == 2 and "cannot check with --cluster" in r.stderr
+
+
+def test_bin_check_says_when_a_file_reaches_the_most_findings(tmp_path, tiny_model):
+    """A file in no one style gets at most --max-findings findings, and a warning that says so."""
+    from conftest import ROOT
+    (tmp_path / "A.java").write_text("class A {\n\tint f(int a) {\n  int x  = a ;\n\t\t return x ;\n }\n}\n")
+    r = subprocess.run([str(ROOT / "bin" / "check"), "--model", str(tiny_model), "--min-score", "0", "--workers", "1",
+                        "--max-findings", "2", "--format", "json", "A.java"], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 1, r.stderr
+    assert len(r.stdout.splitlines()) == 2
+    assert "check: warning: A.java: 2 findings, the most a file gets (--max-findings)" in r.stderr
+
+
+def _gaps(text: str) -> tuple[list[str], list[str]]:
+    from parsing.java import tokenize
+    stream = tokenize(text)
+    return stream.token_texts(), list(stream.gap_texts)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("learn", ["none", "folder"])
+def test_bin_check_fix_is_a_fixpoint(tmp_path, tiny_model, learn):
+    """Slips of any size fixed together: the fix keeps the tokens, changes whitespace only, and a second run
+    reports nothing at a gap the first fix wrote."""
+    from conftest import ROOT
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    for i in range(5):
+        (repo / f"R{i}.java").write_text(f"class R{i} {{\n    int f{i}(int a) {{\n        int x = a + {i};\n"
+                                         "        return x;\n    }\n}\n")
+    slipped = ("class R0 {\n    int f0(int a) {  \n            int x = a + 0;\n\n\n        return x ;\n"
+               "\t}\n}")
+    (repo / "R0.java").write_text(slipped)
+
+    def check(*options):
+        return subprocess.run([str(ROOT / "bin" / "check"), "--model", str(tiny_model), "--min-score", "1",
+                               "--workers", "1", "--learn", learn, *options, "."],
+                              cwd=repo, capture_output=True, text=True, timeout=300)
+
+    assert check("--fix", "--quiet").returncode in (0, 1)
+    fixed = (repo / "R0.java").read_text()
+    (tokens, before), (fixed_tokens, after) = _gaps(slipped), _gaps(fixed)
+    assert fixed_tokens == tokens and fixed != slipped
+    written = {sum(len(after[k]) + len(fixed_tokens[k]) for k in range(i)) + 1
+               for i, (b, a) in enumerate(zip(before, after)) if b != a}
+    assert len(written) >= 2
+    again = [json.loads(line) for line in check("--format", "json").stdout.splitlines()]
+    assert not [f for f in again if f["path"] == "R0.java" and f["gap_offset"] in written]

@@ -54,3 +54,18 @@ def test_the_engine_reports_nothing_where_checking_is_off(checker, text, found):
     cal = Calibration({POOLED: ((0.0, 0.5),)}, {"low": 0.5, "medium": 0.5, "high": 0.5})
     findings = check_text(scorer, scheme, text, "A.java", CheckConfig({POOLED: 0.5}, max_findings=1), cal)
     assert any(f.original == " " and f.replacement == "" and text[f.start + 1] == ";" for f in findings) == found
+
+
+@pytest.mark.parametrize("source, pairs", [
+    # the grammar splits varargs after an annotation into three '.': the gaps around them are left alone
+    ("class A { void f(double @Nullable ... xs) {} }", {("Nullable", "."), (".", "."), (".", "xs")}),
+    ("class A { void f() { Collections.<T>emptyList(); } }", {(".", "<"), ("<", "T"), ("T", ">"), (">", "emptyList")}),
+    ("class A { void f() { Collections.<List<T>>emptyList(); } }", {(".", "<"), ("<", "List"), (">", ">"),
+                                                                    (">", "emptyList")}),
+    ("class A { void f(String... xs) {} }", set()),
+    ("class A { List<T> f() { return a.b; } }", set()),
+])
+def test_gaps_the_grammar_misreads_are_left_alone(source, pairs):
+    stream = tokenize(source)
+    texts = stream.token_texts()
+    assert {(texts[i - 1], texts[i]) for i in quiet_gaps(stream)} == pairs

@@ -122,3 +122,39 @@ def test_joinable_every_operator_split():
         for k in range(1, len(op)):
             for left, right in [(op[:k], op[k:]), ("x" + op[:k], op[k:] + "y"), (op[:k], op[k:k + 1])]:
                 assert joinable.__wrapped__(left[-3:], right[:3]) == joinable_by_operator(left[-3:], right[:3])
+
+
+@pytest.mark.parametrize("gap, indent, unit, expected", [
+    # a slip a person makes and the fix no one-character edit gives
+    ("\n            ", "    ", "    ", "\n        "),          # a line indented a unit too deep
+    ("\n\t\t", "    ", "    ", "\n        "),                   # tabs in a space-indented file
+    ("   \n    ", "    ", "    ", "\n    "),                    # a run of trailing spaces
+    ("\n\n\n    ", "    ", "    ", "\n\n    "),                 # two blank lines made one
+    ("\n        ", "    ", "    ", " "),                        # two lines joined
+    ("   ", "    ", "    ", " "),                               # a run of spaces made one
+    ("", "    ", "    ", "\n        "),                         # a line broken as a continuation
+    ("\n  \n    ", "    ", "    ", "\n\n    "),                 # whitespace on a blank line
+    ("\r\n\t\t\t", "\t", "\t", "\r\n\t\t"),                      # a CRLF file's line break kept
+])
+def test_wide_edits_propose_the_fixes_people_make(gap, indent, unit, expected):
+    from ranker.repairs import wide_edits
+    assert expected in wide_edits(gap, indent, unit)
+
+
+@given(st.text(" \t\n", max_size=12), st.sampled_from(["", "    ", "\t\t"]), st.sampled_from([None, "    ", "  ", "\t"]))
+def test_property_wide_edits_are_whitespace_new_and_distinct(gap, indent, unit):
+    from ranker.repairs import gap_edits, wide_edits
+    wide = wide_edits(gap, indent, unit)
+    assert gap not in wide and len(set(wide)) == len(wide)
+    assert all(not r.strip(" \t\r\n") for r in wide)
+    assert len(wide) + len(gap_edits(gap)) <= 40   # the cost of a gap stays bounded
+
+
+def test_the_codrep_error_model_plans_no_wide_edits(tiny_model):
+    """bin/rank's rankings are CodRep 2019's one-character repairs alone; bin/check's error model adds the rest."""
+    codrep, real = Scorer(LanguageModel(tiny_model)), Scorer(LanguageModel(tiny_model), edits="real")
+    text = "class A {\n    int f() {\n            return 1;\n    }\n}\n"
+    scheme = get_scheme(codrep.scheme)
+    narrow = {f.repair.repaired for f in rank_text(codrep, scheme, text, "t").findings()}
+    wide = {f.repair.repaired for f in rank_text(real, scheme, text, "t").findings()}
+    assert "\n        " not in narrow and "\n        " in wide
