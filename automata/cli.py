@@ -7,6 +7,7 @@ from pathlib import Path
 from unnatural import cli
 
 from .bcr import SOLVED_BCR
+from .generator import RECIPES
 from .learn import ALGORITHMS, FOLDS, MEMBERS
 from .samples import MAX_ALPHABET, ContradictionError, FormatError
 from .vote import Vote, load_model
@@ -25,7 +26,7 @@ def _numbers(text: str | None, available: list[int]) -> list[int]:
 
 
 def cmd_generate(args) -> int:
-    from .generator import first_number, make_problem, write_problem
+    from .generator import RECIPES, first_number, make_problem, write_problem
     from .grid import ALPHABETS, SPARSITIES, Cell
 
     cells = ([Cell(a, s) for a in ALPHABETS for s in SPARSITIES] if args.grid
@@ -33,7 +34,7 @@ def cmd_generate(args) -> int:
     for i, cell in enumerate(cells):
         if not 1 <= cell.alphabet <= MAX_ALPHABET or not 0 < cell.sparsity <= 100:
             raise cli.CommandError(f"generate: alphabet must be 1 to {MAX_ALPHABET} and sparsity in (0, 100]")
-        prob = make_problem(args.seed + i, cell.alphabet, cell.sparsity)
+        prob = make_problem(args.seed + i, cell.alphabet, cell.sparsity, RECIPES[args.recipe])
         number = args.number if (args.number and not args.grid) else (
             first_number(cell) if cell.alphabet in ALPHABETS and cell.sparsity in SPARSITIES else 1)
         paths = write_problem(prob, args.output, number)
@@ -135,6 +136,8 @@ def build_parser() -> cli.ArgumentParser:
     g.add_argument("--sparsity", type=float, default=100.0, help="percent of the training pool kept")
     g.add_argument("--number", type=int, default=0, help="problem number in file names (default: the cell's first)")
     g.add_argument("--grid", action="store_true", help="one problem per cell of the 5x4 grid (seeds seed..seed+19)")
+    g.add_argument("--recipe", choices=list(RECIPES), default="ours",
+                   help="the generator's free choices (automata/generator.py's RECIPES; default: ours)")
     cli.add_output(g, "folder for N_training.txt, N_test.txt, N_target.dfa/.dot", required=True)
     g.set_defaults(func=cmd_generate)
 

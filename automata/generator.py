@@ -38,6 +38,46 @@ MAX_WALK = 400
 
 
 @dataclasses.dataclass(frozen=True)
+class Recipe:
+    """The generator's free choices, where the published protocol leaves room (the defaults are ours).
+
+    forward_burn, backward_burn, self_loop, parallel: the Forest-Fire target. stop_scale: a walk at an accepting
+    state with d outgoing edges stops with probability 1/(1 + stop_scale * d) (larger: longer walks). edits_mean:
+    a negative is max(1, Poisson(edits_mean)) edits of a walk, or exactly one when edits_mean is 0. edit_kinds:
+    relative weights of insert, delete, substitute. negative_share: the pool's share of negatives. pool: the
+    pool's size. test_copies: False removes every copy of a test word from training (the test set then shares no
+    word with it), True only the drawn entries.
+    """
+
+    forward_burn: float = FORWARD_BURN
+    backward_burn: float = BACKWARD_BURN
+    self_loop: float = SELF_LOOP
+    parallel: float = PARALLEL
+    stop_scale: float = 1.0
+    edits_mean: float = EDITS_MEAN
+    edit_kinds: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    negative_share: float = 0.5
+    pool: int = POOL_SIZE
+    test_copies: bool = True
+
+
+DEFAULT_RECIPE = Recipe()
+# Other readings of the protocol, for development grids that are less like one generator: Leskovec's other
+# burning parameters, longer walks, one-edit negatives (of each kind alone too), the real sets' sizes and
+# positive share (about 13,000 strings at 100%, 55% positive), and test words kept out of training entirely.
+RECIPES: dict[str, Recipe] = {
+    "ours": DEFAULT_RECIPE,
+    "burn": Recipe(forward_burn=0.37, backward_burn=0.32, self_loop=0.1, parallel=0.1),
+    "long": Recipe(stop_scale=2.0),
+    "one-edit": Recipe(edits_mean=0.0),
+    "substitute": Recipe(edits_mean=0.0, edit_kinds=(0.0, 0.0, 1.0)),
+    "real-size": Recipe(pool=14_500, negative_share=0.45, stop_scale=1.5, test_copies=False),
+    "mixed": Recipe(forward_burn=0.35, backward_burn=0.30, stop_scale=1.5, edits_mean=1.0, pool=16_000,
+                    test_copies=False),
+}
+
+
+@dataclasses.dataclass(frozen=True)
 class Problem:
     target: DFA
     training: Sample
@@ -46,7 +86,7 @@ class Problem:
     seed: int
 
 
-def forest_fire_dfa(rng: np.random.Generator, alphabet: int, n_nodes: int) -> DFA:
+def forest_fire_dfa(rng: np.random.Generator, alphabet: int, n_nodes: int, recipe: Recipe = DEFAULT_RECIPE) -> DFA:
     """One Forest-Fire machine before minimisation."""
     out: list[dict[int, int]] = [dict()]  # state -> {symbol: target}
     preds: list[set[int]] = [set()]
@@ -85,8 +125,8 @@ def forest_fire_dfa(rng: np.random.Generator, alphabet: int, n_nodes: int) -> DF
         while frontier:
             w = frontier.pop()
             # Geometric numbers of forward and backward links to follow (means f/(1-f), b/(1-b)).
-            n_fwd = int(rng.geometric(1 - FORWARD_BURN)) - 1
-            n_bwd = int(rng.geometric(1 - BACKWARD_BURN)) - 1
+            n_fwd = int(rng.geometric(1 - recipe.forward_burn)) - 1
+            n_bwd = int(rng.geometric(1 - recipe.backward_burn)) - 1
             fwd = [x for x in succs[w] if x not in burned and x != v]
             bwd = [x for x in preds[w] if x not in burned and x != v]
             pick = list(rng.permutation(fwd))[:n_fwd] + list(rng.permutation(bwd))[:n_bwd]
@@ -97,9 +137,9 @@ def forest_fire_dfa(rng: np.random.Generator, alphabet: int, n_nodes: int) -> DF
                 burned.add(x)
                 add_edge(v, x)
                 frontier.append(x)
-        if rng.random() < SELF_LOOP:
+        if rng.random() < recipe.self_loop:
             add_edge(v, v)
-        if rng.random() < PARALLEL and succs[v]:
+        if rng.random() < recipe.parallel and succs[v]:
             add_edge(v, int(rng.choice(sorted(succs[v]))))
     delta = -np.ones((n_nodes, alphabet), np.int32)
     for q, edges in enumerate(out):
@@ -109,11 +149,12 @@ def forest_fire_dfa(rng: np.random.Generator, alphabet: int, n_nodes: int) -> DF
     return DFA(delta, accepting)
 
 
-def target_machine(rng: np.random.Generator, alphabet: int, states: int = TARGET_STATES) -> DFA:
+def target_machine(rng: np.random.Generator, alphabet: int, states: int = TARGET_STATES,
+                   recipe: Recipe = DEFAULT_RECIPE) -> DFA:
     """Redraw until the minimised machine has states +-10%."""
     n_nodes = states
     for _ in range(1000):
-        dfa = forest_fire_dfa(rng, alphabet, n_nodes).minimize()
+        dfa = forest_fire_dfa(rng, alphabet, n_nodes, recipe).minimize()
         if abs(dfa.n_states - states) <= states // 10:
             return dfa
         n_nodes += 1 if dfa.n_states < states else -1
@@ -121,12 +162,12 @@ def target_machine(rng: np.random.Generator, alphabet: int, states: int = TARGET
     raise RuntimeError("could not draw a target of the requested size")
 
 
-def random_walk(rng: np.random.Generator, dfa: DFA) -> Word:
+def random_walk(rng: np.random.Generator, dfa: DFA, stop_scale: float = 1.0) -> Word:
     while True:
         q, word = 0, []
         for _ in range(MAX_WALK):
             nxt = np.flatnonzero(dfa.delta[q] >= 0)
-            if dfa.accepting[q] and rng.random() < 1.0 / (1 + len(nxt)):
+            if dfa.accepting[q] and rng.random() < 1.0 / (1 + stop_scale * len(nxt)):
                 return tuple(word)
             if len(nxt) == 0:
                 break
@@ -135,10 +176,18 @@ def random_walk(rng: np.random.Generator, dfa: DFA) -> Word:
             q = int(dfa.delta[q, a])
 
 
-def random_edit(rng: np.random.Generator, word: Word, alphabet: int) -> Word:
+def random_edit(rng: np.random.Generator, word: Word, alphabet: int, edits_mean: float = EDITS_MEAN,
+                kinds: tuple[float, float, float] = (1.0, 1.0, 1.0)) -> Word:
     w = list(word)
-    for _ in range(max(1, int(rng.poisson(EDITS_MEAN)))):
-        kind = rng.integers(3) if w else 0
+    uniform = kinds == (1.0, 1.0, 1.0)
+    p = np.asarray(kinds) / sum(kinds)
+    for _ in range(max(1, int(rng.poisson(edits_mean))) if edits_mean > 0 else 1):
+        if not w:
+            kind = 0
+        elif uniform:  # the default recipe's draws, kept as they were
+            kind = rng.integers(3)
+        else:
+            kind = int(rng.choice(3, p=p))
         if kind == 0:
             w.insert(int(rng.integers(len(w) + 1)), int(rng.integers(alphabet)))
         elif kind == 1:
@@ -148,18 +197,19 @@ def random_edit(rng: np.random.Generator, word: Word, alphabet: int) -> Word:
     return tuple(w)
 
 
-def make_problem(seed: int, alphabet: int, sparsity: float) -> Problem:
+def make_problem(seed: int, alphabet: int, sparsity: float, recipe: Recipe = DEFAULT_RECIPE) -> Problem:
     rng = np.random.default_rng(seed)
-    target = target_machine(rng, alphabet)
+    r = recipe
+    target = target_machine(rng, alphabet, recipe=r)
     words: list[Word] = []
     labels: list[bool] = []
-    for _ in range(POOL_SIZE // 2):
-        words.append(random_walk(rng, target))
+    for _ in range(int(round(r.pool * (1 - r.negative_share)))):
+        words.append(random_walk(rng, target, r.stop_scale))
         labels.append(True)
     tries = 0
-    while len(words) < POOL_SIZE and tries < 50 * POOL_SIZE:
+    while len(words) < r.pool and tries < 50 * r.pool:
         tries += 1
-        w = random_edit(rng, random_walk(rng, target), alphabet)
+        w = random_edit(rng, random_walk(rng, target, r.stop_scale), alphabet, r.edits_mean, r.edit_kinds)
         if not target.accepts(w):
             words.append(w)
             labels.append(False)
@@ -182,6 +232,8 @@ def make_problem(seed: int, alphabet: int, sparsity: float) -> Problem:
         if words[i] not in got:
             got.add(words[i])
             taken.add(int(i))
+    if not r.test_copies:
+        taken = {int(i) for i in order if words[i] in got}
     rest = [i for i in order if int(i) not in taken]
     keep = rest[: int(round(len(rest) * sparsity / 100.0))]
     training = Sample(alphabet, tuple(words[i] for i in keep), tuple(labels[i] for i in keep))
