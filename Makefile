@@ -181,8 +181,8 @@ compare-orders: setup data
 	bin/compare-orders --orders 3-8 --schemes kind,text --train .data/codrep2018/Dataset1 .data/codrep2018/Dataset2 --eval .data/codrep2019/validation --output .bench/compare
 	@mkdir -p docs && cp .bench/compare/compare.md docs/compare.md && cp .bench/compare/*.png docs/ 2>/dev/null || true
 
-# Issue 19's hostile inputs run as a user would (bench/hostile.py), with bin/rank's memory peaks and 20 Ctrl-C
-# tries on bin/build-lm corpora/; the table goes to docs/hostile.md (docs/errors.md links it).
+# The hostile inputs (docs/errors.md's list) run as a user would (bench/hostile.py), with bin/rank's memory
+# peaks and 20 Ctrl-C tries on bin/build-lm corpora/; the table goes to docs/hostile.md (docs/errors.md links it).
 hostile: setup
 	@test -e $(DEFAULT_MODEL).ceilings || bin/build-lm --order 6 corpora/
 	set -o pipefail; bin/hostile --slow --interrupts 20 | tee docs/hostile.md

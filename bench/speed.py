@@ -41,7 +41,7 @@ DEFAULT_MODEL = ".models/default-kind-units-o6.bin"   # ranker.cli.DEFAULT_MODEL
 PROG = "bench"
 PYTHON = sys.executable
 
-# targets: issue 5's files/s; issue 21's ratio to the floor, cost per character and memory
+# targets: files/s; the ratio to the floor, cost per character and memory (docs/speed.md)
 TARGET_FILES_PER_S = 250.0
 TARGET_FLOOR_RATIO = 3.0
 TARGET_LINEARITY = 1.2
