@@ -25,7 +25,7 @@ from pathlib import Path
 from ranker.cli import DEFAULT_MODEL
 from check.calibration import BUDGETS, CALIBRATION, FILE_BUDGETS, SENSITIVITIES, Evidence, fit
 from check.cli import DEFAULT_LEARN, LEARN
-from formats.codrep2019 import original_texts, read_jsonl
+from formats.codrep2019 import DEVSET_FILE, original_texts, read_devset, read_jsonl
 from formats.files import read_source
 from unnatural import ROOT, cli
 from unnatural.signature import signature
@@ -67,7 +67,7 @@ def make_repo(folder: Path, dest: Path) -> Repo:
         target = dest / "clean" / Path(c["file"]).name
         shutil.copyfile(folder / c["file"], target)
         clean[str(target)] = read_source(target)
-    meta = json.loads((folder / "devset.json").read_text())
+    meta = read_devset(folder)
     lines = sum(t.count("\n") + 1 for t in clean.values())
     return Repo(folder.name, dest, answers, texts, clean, lines, bool(meta["config"].get("held_out", False)))
 
@@ -248,7 +248,7 @@ def main(argv=None) -> int:
         if args.docs:
             write_docs(args.docs, lines, "check-speed")
         return cli.EXIT_OK
-    folders = sorted(p for p in DEVSETS.iterdir() if (p / "devset.json").exists()) if DEVSETS.exists() else []
+    folders = sorted(p for p in DEVSETS.iterdir() if (p / DEVSET_FILE).exists()) if DEVSETS.exists() else []
     if args.sets:
         folders = [f for f in folders if f.name in args.sets]
     if not folders:
