@@ -129,13 +129,14 @@ devsets: setup data
 detection-bench: devsets
 	@test -e $(DEFAULT_MODEL).ceilings || bin/build-lm --order 6 corpora/
 	bin/detection-bench --docs docs/detection.md
-	bin/check-bench --docs docs/check.md
+	bin/check-bench --docs docs/check-bench.md
 
 # bin/check on the detection sets as repositories, at each sensitivity: precision, recall, false findings per
-# 1000 clean lines, fixes, into docs/check.md. `bin/check-bench --calibrate` refits check/calibration.json first.
+# 1000 clean lines, fixes, into docs/check-bench.md. `bin/check-bench --calibrate` refits
+# check/calibration.json first.
 check-bench: devsets
 	@test -e $(DEFAULT_MODEL).ceilings || bin/build-lm --order 6 corpora/
-	bin/check-bench --docs docs/check.md
+	bin/check-bench --docs docs/check-bench.md
 
 # (built again where it has no word ceilings beside it, lm/native.cpp: a model from before them; the same .bin)
 DEFAULT_MODEL := .models/default-kind-units-o6.bin
@@ -155,14 +156,14 @@ C18 := .data/codrep2018/Dataset1 .data/codrep2018/Dataset2 .data/codrep2018/Data
 	bin/build-lm --order 7 --output $@ $(C18)
 
 # Speed: end-to-end ranking with the default model against the tree-sitter floor, memory, cost per size,
-# start-up and building (issues 5 and 21's targets). The table is also copied to docs/bench.md, which the
+# start-up and building (the targets in docs/speed.md). The table is also copied to docs/bench.md, which the
 # README links.
 bench: setup data
 	@test -e $(DEFAULT_MODEL).ceilings || bin/build-lm --order 6 corpora/
 	bin/bench --model $(DEFAULT_MODEL) --output .bench
 	@mkdir -p docs && cp .bench/bench.md docs/bench.md
 	@test -e $(DEFAULT_MODEL).ceilings || bin/build-lm --order 6 corpora/
-	bin/check-bench --speed 5000 --docs docs/check.md
+	bin/check-bench --speed 5000 --docs docs/check-bench.md
 
 # KenLM's binary formats (probing, trie, quantized) of the default model at orders 6 and 7: ranking time,
 # lookups and MRR on CodRep 2019 validation (the table in docs/speed.md).

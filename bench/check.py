@@ -10,7 +10,7 @@ files, as `tasks/N.java` and `clean/N.java` in a fresh copy.
   lines of clean code, task files the fix gave back byte for byte, clean files left unchanged.
 
 Every number comes from running bin/check as a user would; the table goes to stdout and, with --docs,
-into docs/check.md.
+into docs/check-bench.md (make check-bench).
 """
 from __future__ import annotations
 

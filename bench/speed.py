@@ -10,7 +10,7 @@ end-to-end/floor; peak memory of the rank process tree (sum of VmRSS over the tr
 and the largest single process from wait4); time per 1000 characters, net of the fixed start-up cost
 (a `bin/rank` run on no file); and, before and after the runs, how long a random memory read takes over a
 table the model's size (bench/latency.py: what the L3 cache left to the ranker, which moves its ratio to the
-floor). Prints a Markdown table with the targets of issues 5 and 21 (PASS/FAIL) and writes bench.md and
+floor). Prints a Markdown table with its targets (PASS/FAIL; docs/speed.md) and writes bench.md and
 bench.csv into --output. No number here is asserted by a test.
 """
 from __future__ import annotations
