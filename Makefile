@@ -18,7 +18,7 @@ EXT := $(shell python3 -c "import sysconfig; print(sysconfig.get_config_var('EXT
 NATIVE := lm/_native$(EXT) ranker/_native$(EXT) parsing/_native$(EXT) automata/_native$(EXT)
 # The compiled modules use this machine's instructions (they are built where they run), without fused
 # multiply-adds: a fused a * b + c rounds once, not twice, and the scores must be the same bits as the Python
-# reference's (tests/reference_ranker.py). docs/speed.md, "Build flags".
+# reference's (tests/reference_ranker.py). docs/speed-ranker.md, "Processes, files, the exit".
 CXX_FLAGS := -O3 -march=native -ffp-contract=off -DNDEBUG -std=c++17 -fPIC -fvisibility=hidden
 CXX_MODULE := g++ $(CXX_FLAGS) -shared
 
@@ -166,7 +166,7 @@ bench: setup data
 	bin/check-bench --speed 5000 --docs docs/check-bench.md
 
 # KenLM's binary formats (probing, trie, quantized) of the default model at orders 6 and 7: ranking time,
-# lookups and MRR on CodRep 2019 validation (the table in docs/speed.md).
+# lookups and MRR on CodRep 2019 validation (the table in docs/speed-profile.md).
 formats-bench: setup data
 	@test -e .bench/formats/jdk-o6.bin || bin/build-lm --order 6 --keep-arpa --quiet --output .bench/formats/jdk-o6.bin corpora/
 	@test -e .bench/formats/jdk-o7.bin || bin/build-lm --order 7 --keep-arpa --quiet --output .bench/formats/jdk-o7.bin corpora/
