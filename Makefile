@@ -179,7 +179,7 @@ stamina-bench: setup data
 
 # n-gram orders and token schemes, CodRep 2018 -> CodRep 2019 validation.
 compare-orders: setup data
-	bin/compare-orders --orders 3-8 --schemes kind,text --train .data/codrep2018/Dataset1 .data/codrep2018/Dataset2 --eval .data/codrep2019/validation --output .bench/compare
+	bin/compare-orders --orders 3-8 --schemes kind-units,kind,text --train .data/codrep2018/Dataset1 .data/codrep2018/Dataset2 --eval .data/codrep2019/validation --output .bench/compare
 	@mkdir -p docs && cp .bench/compare/compare.md docs/compare.md && cp .bench/compare/*.png docs/ 2>/dev/null || true
 
 # The hostile inputs (docs/errors.md's list) run as a user would (bench/hostile.py), with bin/rank's memory
