@@ -18,7 +18,7 @@ EXT := $(shell python3 -c "import sysconfig; print(sysconfig.get_config_var('EXT
 NATIVE := lm/_native$(EXT) ranker/_native$(EXT) parsing/_native$(EXT) automata/_native$(EXT)
 # The compiled modules use this machine's instructions (they are built where they run), without fused
 # multiply-adds: a fused a * b + c rounds once, not twice, and the scores must be the same bits as the Python
-# reference's (tests/reference_ranker.py). docs/speed.md, "Build flags".
+# reference's (tests/reference_ranker.py). docs/speed-ranker.md, "Processes, files, the exit".
 CXX_FLAGS := -O3 -march=native -ffp-contract=off -DNDEBUG -std=c++17 -fPIC -fvisibility=hidden
 CXX_MODULE := g++ $(CXX_FLAGS) -shared
 
@@ -135,14 +135,15 @@ devsets: setup data
 detection-bench: devsets
 	@test -e $(DEFAULT_MODEL).ceilings || bin/build-lm --order 6 corpora/
 	bin/detection-bench --docs docs/detection.md
-	bin/check-bench --docs docs/check.md
+	bin/check-bench --docs docs/check-bench.md
 
 # bin/check on the detection sets as repositories, at each sensitivity: precision, recall, false findings per
-# 1000 clean lines, fixes, into docs/check.md. `bin/check-bench --calibrate` refits check/calibration.json first.
-# Then the real slips (.data/realslips, docs/realslips.md), per project and kind of gap, into docs/check.md too.
+# 1000 clean lines, fixes, into docs/check-bench.md. `bin/check-bench --calibrate` refits
+# check/calibration.json first. Then the real slips (.data/realslips, docs/realslips.md), per project and kind of
+# gap, into docs/check-bench.md too.
 check-bench: devsets
 	@test -e $(DEFAULT_MODEL).ceilings || bin/build-lm --order 6 corpora/
-	bin/check-bench --docs docs/check.md
+	bin/check-bench --docs docs/check-bench.md
 
 # (built again where it has no word ceilings beside it, lm/native.cpp: a model from before them; the same .bin)
 DEFAULT_MODEL := .models/default-kind-units-o6.bin
@@ -162,18 +163,18 @@ C18 := .data/codrep2018/Dataset1 .data/codrep2018/Dataset2 .data/codrep2018/Data
 	bin/build-lm --order 7 --output $@ $(C18)
 
 # Speed: end-to-end ranking with the default model against the tree-sitter floor, memory, cost per size,
-# start-up and building (issues 5 and 21's targets). The table is also copied to docs/bench.md, which the
+# start-up and building (the targets in docs/speed.md). The table is also copied to docs/bench.md, which the
 # README links.
 bench: setup data
 	@test -e $(DEFAULT_MODEL).ceilings || bin/build-lm --order 6 corpora/
 	bin/bench --model $(DEFAULT_MODEL) --output .bench
 	@mkdir -p docs && cp .bench/bench.md docs/bench.md
 	@test -e $(DEFAULT_MODEL).ceilings || bin/build-lm --order 6 corpora/
-	bin/check-bench --speed 5000 --docs docs/check.md
+	bin/check-bench --speed 5000 --docs docs/check-bench.md
 	bin/repostyle-bench --docs docs/bench.md
 
 # KenLM's binary formats (probing, trie, quantized) of the default model at orders 6 and 7: ranking time,
-# lookups and MRR on CodRep 2019 validation (the table in docs/speed.md).
+# lookups and MRR on CodRep 2019 validation (the table in docs/speed-profile.md).
 formats-bench: setup data
 	@test -e .bench/formats/jdk-o6.bin || bin/build-lm --order 6 --keep-arpa --quiet --output .bench/formats/jdk-o6.bin corpora/
 	@test -e .bench/formats/jdk-o7.bin || bin/build-lm --order 7 --keep-arpa --quiet --output .bench/formats/jdk-o7.bin corpora/
@@ -186,11 +187,11 @@ stamina-bench: setup data
 
 # n-gram orders and token schemes, CodRep 2018 -> CodRep 2019 validation.
 compare-orders: setup data
-	bin/compare-orders --orders 3-8 --schemes kind,text --train .data/codrep2018/Dataset1 .data/codrep2018/Dataset2 --eval .data/codrep2019/validation --output .bench/compare
+	bin/compare-orders --orders 3-8 --schemes kind-units,kind,text --train .data/codrep2018/Dataset1 .data/codrep2018/Dataset2 --eval .data/codrep2019/validation --output .bench/compare
 	@mkdir -p docs && cp .bench/compare/compare.md docs/compare.md && cp .bench/compare/*.png docs/ 2>/dev/null || true
 
-# Issue 19's hostile inputs run as a user would (bench/hostile.py), with bin/rank's memory peaks and 20 Ctrl-C
-# tries on bin/build-lm corpora/; the table goes to docs/hostile.md (docs/errors.md links it).
+# The hostile inputs (docs/errors.md's list) run as a user would (bench/hostile.py), with bin/rank's memory
+# peaks and 20 Ctrl-C tries on bin/build-lm corpora/; the table goes to docs/hostile.md (docs/errors.md links it).
 hostile: setup
 	@test -e $(DEFAULT_MODEL).ceilings || bin/build-lm --order 6 corpora/
 	set -o pipefail; bin/hostile --slow --interrupts 20 | tee docs/hostile.md

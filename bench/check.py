@@ -11,7 +11,7 @@ files, as `tasks/N.java` and `clean/N.java` in a fresh copy.
 - then the real-slip set, whitespace slips developers fixed (bench/realslips.py; `--realslips`: only it).
 
 Every number comes from running bin/check as a user would; the table goes to stdout and, with --docs,
-into docs/check.md.
+into docs/check-bench.md (make check-bench).
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ from check.calibration import (BUDGETS, CALIBRATION, FILE_BUDGETS, INJECTED, SEN
                                SLIP_FILE_BUDGETS, Evidence, Family, fit)
 from evaluation.realslips import labels as realslips_labels
 from check.cli import DEFAULT_LEARN, LEARN
-from formats.codrep2019 import original_texts, read_jsonl
+from formats.codrep2019 import DEVSET_FILE, original_texts, read_devset, read_jsonl
 from formats.files import read_source
 from unnatural import ROOT, cli
 from unnatural.signature import signature
@@ -76,7 +76,7 @@ def make_repo(folder: Path, dest: Path) -> Repo:
         target = dest / "clean" / Path(c["file"]).name
         shutil.copyfile(folder / c["file"], target)
         clean[str(target)] = read_source(target)
-    meta = json.loads((folder / "devset.json").read_text())
+    meta = read_devset(folder)
     lines = sum(t.count("\n") + 1 for t in clean.values())
     return Repo(folder.name, dest, answers, texts, clean, lines, bool(meta["config"].get("held_out", False)))
 
@@ -276,7 +276,8 @@ def parser() -> cli.ArgumentParser:
                    help="the sensitivities to measure (default: all)")
     p.add_argument("--speed", type=cli.positive_int, metavar="N", default=None,
                    help="instead: time bin/check against bin/rank on N files of the JDK's sources")
-    p.add_argument("--docs", type=Path, default=None, help="write the table into this Markdown file")
+    p.add_argument("--docs", type=Path, default=None,
+                   help=f"write the table into this Markdown file (the real slips' into {realslips.DOCS} beside it)")
     p.add_argument("--learn", choices=LEARN, default=None,
                    help=f"bin/check's --learn in every run (default: bin/check's own, {DEFAULT_LEARN})")
     realslips.add_arguments(p)
@@ -291,8 +292,8 @@ def run_realslips(args) -> None:
                                                                    ("learn", args.learn or DEFAULT_LEARN),
                                                                    ("calibration", CALIBRATION.name)]))
     print("\n".join(lines))
-    if args.docs:
-        write_docs(args.docs, lines, realslips.MARKER)
+    if args.docs:   # a page of its own beside the detection sets' (a page stays short)
+        write_docs(args.docs.with_name(realslips.DOCS), lines, realslips.MARKER)
 
 
 @cli.command(COMMAND)
@@ -308,7 +309,7 @@ def main(argv=None) -> int:
     if args.realslips:
         run_realslips(args)
         return cli.EXIT_OK
-    folders = sorted(p for p in DEVSETS.iterdir() if (p / "devset.json").exists()) if DEVSETS.exists() else []
+    folders = sorted(p for p in DEVSETS.iterdir() if (p / DEVSET_FILE).exists()) if DEVSETS.exists() else []
     if args.sets:
         folders = [f for f in folders if f.name in args.sets]
     if not folders:

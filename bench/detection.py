@@ -13,7 +13,6 @@ docs/detection.md (which the README links).
 """
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -24,7 +23,7 @@ from statistics import mean
 
 from evaluation import detection
 from evaluation.codrep2019 import parse_predictions, score_rankings
-from formats.codrep2019 import read_answers
+from formats.codrep2019 import DEVSET_FILE, read_answers, read_devset
 from lm.model import read_signature
 from unnatural import ROOT, cli
 from unnatural.signature import signature
@@ -56,7 +55,7 @@ def rank(args: list[str]) -> tuple[str, float]:
 
 
 def measure(folder: Path, model: str | None, workers: int, methods: tuple[str, ...]) -> Row:
-    meta = json.loads((folder / "devset.json").read_text())
+    meta = read_devset(folder)
     answers = read_answers(str(folder))
     tasks, clean = detection.read_sets([str(folder)])
     base = (["--model", model] if model else []) + ["--workers", str(workers)]
@@ -128,7 +127,7 @@ def main(argv=None) -> int:
     unknown = [m for m in methods if m not in KNOWN]
     if unknown or not methods:
         raise cli.CommandError(f"--methods: unknown method {unknown[0]!r}" if unknown else "--methods: none given")
-    folders = sorted(f for f in args.devsets.iterdir() if (f / "devset.json").exists()) if args.devsets.is_dir() else []
+    folders = sorted(f for f in args.devsets.iterdir() if (f / DEVSET_FILE).exists()) if args.devsets.is_dir() else []
     if args.only:
         folders = [f for f in folders if f.name in args.only]
     if not folders:

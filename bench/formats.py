@@ -1,4 +1,4 @@
-"""KenLM's binary formats for the ranker (issue 21): one n-gram model as a probing hash table (the default)
+"""KenLM's binary formats for the ranker: one n-gram model as a probing hash table (the default)
 or a trie, with and without quantization, timed and scored on CodRep 2019 tasks.
 
     python -m bench.formats [--runs N] [--output DIR] MODEL.bin [MODEL.bin ...]

@@ -1,6 +1,6 @@
-"""bin/hostile (`make hostile`): every case of issue 19's list run as a user would, on inputs a real repository
-or a careless user produces; one row per case: the case, its exit status, the first line it wrote on stderr
-(a signature line aside), and whether it passed.
+"""bin/hostile (`make hostile`): every case of docs/errors.md's list of hostile inputs run as a user would,
+on inputs a real repository or a careless user produces; one row per case: the case, its exit status, the
+first line it wrote on stderr (a signature line aside), and whether it passed.
 
 A case passes when the command exits with the documented status (0 success, 1 findings or skipped inputs,
 2 usage or fatal errors, 130 interrupted: unnatural/cli.py), writes no traceback, at most one error line
@@ -72,7 +72,7 @@ SLIP_AT = ":20:20: '␣' -> '∅'"
 @dataclass(frozen=True)
 class Case:
     name: str
-    item: int            # issue 19's list: 1 silent skip ... 9 paths with spaces
+    item: int            # the list's item: 1 silent skip ... 9 paths with spaces
     command: str         # a bash command, run in the fixture folder ($B: bin/)
     exit: int            # the documented exit status
     line: str = ""       # a regex the first stderr line (not a signature line) must match ('' : no line)
@@ -516,7 +516,7 @@ def parser() -> cli.ArgumentParser:
     p = cli.parser(COMMAND, __doc__.strip().split("\n\n")[0])
     p.add_argument("--slow", action="store_true", help="also measure memory (5 MB file, --adapt folder)")
     p.add_argument("--interrupts", type=cli.non_negative_int, default=0, metavar="N",
-                   help="Ctrl-C on bin/build-lm corpora/ N times (issue 19 asks 20 of 20 within 2 s)")
+                   help="Ctrl-C on bin/build-lm corpora/ N times (the target: 20 of 20 within 2 s)")
     p.add_argument("--only", metavar="TEXT", help="only the cases whose name holds TEXT")
     p.add_argument("--keep", type=Path, metavar="DIR", help="write the fixtures into DIR and keep them")
     return p
@@ -538,8 +538,8 @@ def main(argv=None) -> int:
     try:
         make_fixtures(root)
         flags = (" --slow" if args.slow else "") + (f" --interrupts {args.interrupts}" if args.interrupts else "")
-        print(f"# bin/hostile{flags}\n\nIssue 19's list run as a user would (bench/hostile.py; docs/errors.md says "
-              "what each status means), on the shared 2-core machine.\n")
+        print(f"# bin/hostile{flags}\n\nThe hostile inputs of docs/errors.md run as a user would (bench/hostile.py; "
+              "docs/errors.md says what each status means), on the shared 2-core machine.\n")
         print("| # | case | exit | first stderr line | result |\n|---|---|---|---|---|")
         for case in CASES:
             if args.only and args.only not in case.name:

@@ -3,11 +3,11 @@ size of the model and over one larger than any cache, in C (compiled on first us
 
 The ranker's KenLM lookups are random reads into the model's hash tables. They cost a cache hit while the
 model fits in the part of the L3 cache that the machine's other work leaves it, and a trip to memory when it
-does not; tree-sitter's parse, the floor, barely reads memory at random. On this project's 2-vCPU VM, in one
-session, reads over 8 MiB took 17 ns at one time and 56-121 ns at others, against 155-175 ns beyond the cache,
+does not; tree-sitter's parse, the floor, barely reads memory at random. On this project's 2-vCPU VM, within one
+day, reads over 8 MiB took 17 ns at one time and 56-121 ns at others, against 155-175 ns beyond the cache,
 and the same `bin/rank --workers 1` on validation took 1.07 s one day and 1.48-1.69 s the next, while the floor
-moved far less (docs/speed.md, session 8). A ratio to the floor is comparable only between runs whose reads cost
-alike.
+moved far less (docs/speed-profile.md, "The machine's memory"). A ratio to the floor is comparable only between
+runs whose reads cost alike.
 
     python -m bench.latency [MiB ...]      prints 'MiB ns/read' lines
 """

@@ -117,7 +117,7 @@ def snapshot(rev: str, cache: Path | None = None) -> RankCommand:
 def compile_bytecode(cmd: RankCommand) -> None:
     """Write the bytecode of the ranker's packages beside them, as its first run does: where
     PYTHONDONTWRITEBYTECODE is set (this machine's agents and CI) no run writes it, and every start-up would
-    compile each module from source, 20-odd ms of bin/rank's 85 (docs/speed.md), which a user's second run
+    compile each module from source, 20-odd ms of bin/rank's 85 (docs/speed-profile.md), which a user's second run
     does not pay."""
     if cmd.root is None:
         return

@@ -34,7 +34,8 @@ WORK = ROOT / ".cache" / "check-bench" / "realslips"
 # The projects a calibration on this set leaves out (set it where the calibration is fitted on the others):
 # reported apart, as the held-out rows and totals.
 HELD_OUT: tuple[str, ...] = ("google-truth", "jenkins", "recaf")   # 2 spaces, 4 spaces, tabs
-MARKER = "check-bench-realslips"   # docs/check.md's marker comments around the table
+MARKER = "check-bench-realslips"   # the marker comments around the tables
+DOCS = "realslips-bench.md"        # the page they go in, beside bin/check-bench's --docs page
 
 
 def add_arguments(p) -> None:

@@ -10,7 +10,7 @@ end-to-end/floor; peak memory of the rank process tree (sum of VmRSS over the tr
 and the largest single process from wait4); time per 1000 characters, net of the fixed start-up cost
 (a `bin/rank` run on no file); and, before and after the runs, how long a random memory read takes over a
 table the model's size (bench/latency.py: what the L3 cache left to the ranker, which moves its ratio to the
-floor). Prints a Markdown table with the targets of issues 5 and 21 (PASS/FAIL) and writes bench.md and
+floor). Prints a Markdown table with its targets (PASS/FAIL; docs/speed.md) and writes bench.md and
 bench.csv into --output. No number here is asserted by a test.
 """
 from __future__ import annotations
@@ -28,7 +28,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from formats.codrep2019 import task_files
+from formats.codrep2019 import read_answers, task_files, task_folder_problem
 from lm.model import model_fields, read_signature
 from unnatural import ROOT, cli
 from unnatural.signature import signature, versions
@@ -41,7 +41,7 @@ DEFAULT_MODEL = ".models/default-kind-units-o6.bin"   # ranker.cli.DEFAULT_MODEL
 PROG = "bench"
 PYTHON = sys.executable
 
-# targets: issue 5's files/s; issue 21's ratio to the floor, cost per character and memory
+# targets: files/s; the ratio to the floor, cost per character and memory (docs/speed.md)
 TARGET_FILES_PER_S = 250.0
 TARGET_FLOOR_RATIO = 3.0
 TARGET_LINEARITY = 1.2
@@ -115,12 +115,12 @@ def synthetic_folder(jdk: Path, size: int, count: int, seed: int, cache: Path) -
     lo, hi = int(size * 0.75), int(size * 1.25)
     folder = cache / f"{jdk.stem}-{size_label(size)}-n{count}-s{seed}"
     done = folder / ".made"   # written once make-tasks has made what it could
-    if done.is_file() and (folder / "out.txt").is_file():
+    if done.is_file() and task_folder_problem(folder) is None:
         return folder
     proc = subprocess.run([str(ROOT / "bin" / "make-tasks"), "--seed", str(seed), "--count", str(count),
                            "--min-chars", str(lo), "--max-chars", str(hi), "--force", "--output", str(folder), str(jdk)],
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    made = (folder / "out.txt").is_file() and len((folder / "out.txt").read_text().split())
+    made = len(read_answers(str(folder))) if task_folder_problem(folder) is None else 0
     if proc.returncode not in (0, 1) or not made:   # 1: fewer tasks than asked for, with a warning
         raise UsageError(f"bin/make-tasks failed for size {size_label(size)}: "
                          + (proc.stderr.strip().splitlines() or ["?"])[-1])
@@ -351,8 +351,9 @@ def main(argv=None) -> int:
         chars_per_size = parse_size(args.chars_per_size)
         if not args.model.is_file():
             raise UsageError(f"--model {args.model}: no such model")
-        if not (args.validation / "out.txt").is_file():
-            raise UsageError(f"--validation {args.validation}: no out.txt (not a CodRep 2019 task folder)")
+        problem = task_folder_problem(args.validation)
+        if problem:
+            raise UsageError(f"--validation {args.validation}: not a CodRep 2019 task folder ({problem})")
         if args.startup_runs and not args.startup_model.is_file():
             raise UsageError(f"--startup-model {args.startup_model}: no such model (--startup-runs 0 skips it)")
         if sizes and not args.jdk.is_file():

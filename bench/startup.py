@@ -1,4 +1,4 @@
-"""What a user waits for before any ranking (issue 21): start-up, one small file end to end, the first ranked
+"""What a user waits for before any ranking: start-up, one small file end to end, the first ranked
 file of a folder, and building the default model from corpora/.
 
 Each is a subprocess timed from outside (wall clock), best of several runs and their median, since the

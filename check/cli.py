@@ -122,7 +122,21 @@ def parser() -> cli.ArgumentParser:
                     "worker processes; the same output (docs/scale.md)")
     cli.add_max_bytes(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar and no summary line")
+    p.add_argument("--explain-rule", action=_ExplainRule, metavar="RULE",
+                   help="print what RULE flags, why, an example and its fix, and exit (docs/rules.md)")
     return p
+
+
+class _ExplainRule(argparse.Action):
+    """--explain-rule RULE: the rule's entry on stdout, exit 0; an unknown name lists the rules, exit 2. It acts
+    as --help does, so no PATH is needed."""
+
+    def __call__(self, parser, namespace, value, option_string=None):
+        from .rule_docs import BY_RULE, entry_text, unknown_rule_text
+        if value not in BY_RULE:
+            parser.exit(cli.EXIT_USAGE, f"{COMMAND}: error: --explain-rule: {unknown_rule_text(value)}")
+        sys.stdout.write(entry_text(value))
+        parser.exit(cli.EXIT_OK)
 
 
 _EPILOG = """exit status: 0 no findings, 1 findings or files skipped (each a warning line; with --skip-bad-files

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from formats.codrep2019 import DEVSET_FILE, read_devset
 from formats.files import InputError, decode
 from formats.sources import iter_raw
 from lm.build import HELD_OUT
@@ -125,10 +126,10 @@ def build(out: Path, names: list[str] | None = None, per_project: int = PER_PROJ
         if names and devset.name not in names:
             continue
         folder = out / devset.name
-        stamp = folder / "devset.json"
+        stamp = folder / DEVSET_FILE
         config = {"name": devset.name, "files": len(devset.files), "per_project": per_project, "seed": seed,
                   "held_out": devset.name in HELD_OUT_PROJECTS}
-        if stamp.exists() and not force and json.loads(stamp.read_text()).get("config") == config:
+        if stamp.exists() and not force and read_devset(folder).get("config") == config:
             continue
         indentation = devset.indentation or majority_indentation(
             [detect_indentation(tokenize(t)) for _, t in devset.files])

@@ -263,3 +263,21 @@ def read_jsonl(path: Path) -> list[dict]:
             raise InputError(f"{path}:{number}: not a JSON object")
         out.append(record)
     return out
+
+
+DEVSET_FILE = "devset.json"   # beside a development set's tasks (evaluation/devsets.py writes it)
+
+
+def read_devset(folder: Path) -> dict:
+    """A development set's record, `devset.json`: {"config": {"name", "held_out", ...}, "indentation", ...};
+    {} when the folder has none, an InputError naming the file when it is not a JSON object."""
+    path = Path(folder) / DEVSET_FILE
+    if not path.exists():
+        return {}
+    try:
+        record = json.loads(read_text(str(path)))
+    except (json.JSONDecodeError, RecursionError):
+        record = None
+    if not isinstance(record, dict):
+        raise InputError(f"{path}: not a JSON object")
+    return record

@@ -15,7 +15,8 @@ DEFAULT_MEMORY = os.environ.get("UNNATURAL_LMPLZ_MEMORY", "6G")
 # -S per byte of the sources: the JDK (208 MB by sources_bytes) needs about 50 MB, and the same ARPA file comes
 # out at -S 100M as at 6G (docs/scale.md). A larger -S is not free: lmplz sets up its counting table for all of it
 # before it reads, and while the tokens streamed into it waited: the default model took 21.1 s at 6G, 17.0 at
-# 2G and 1G (docs/speed.md, session 10). 4 gives the JDK 794 MB, CodRep 2018's four data sets 1.9 GB.
+# 2G and 1G (docs/speed-ranker.md, "Building the model"). 4 gives the JDK 794 MB, CodRep 2018's four data
+# sets 1.9 GB.
 MEMORY_PER_BYTE = 4
 MIN_MEMORY = 64 * 2**20     # lmplz's vocabulary hash alone takes 24 MiB
 _SIZE = re.compile(r"\d+(\.\d+)?[bkKMGT%]?")
@@ -123,7 +124,7 @@ class LmplzPipe:
 # The probing model's buckets per n-gram (build_binary -p; KenLM's default 1.5). A lookup stops at the first
 # order whose n-gram is missing, and a linear probe for a missing key runs on until an empty bucket: about 5
 # buckets at 1.5, 2.5 at 2. At 2 the default model is a third larger (15 MB) and ranks 3-11% faster; at 3,
-# twice as large and no faster than at 2 in paired runs (docs/speed.md, session 8).
+# twice as large and no faster than at 2 in paired runs (docs/speed-profile.md, "KenLM's formats").
 PROBING_MULTIPLIER = "2"
 PROBING = ["-p", PROBING_MULTIPLIER, "probing"]   # the format bin/build-lm makes
 

@@ -1,1 +1,9 @@
-"""parsing"""
+"""parsing: source text -> token streams -> the symbols KenLM reads, the first stage after the project's root.
+
+    java.py, python.py      a language's text -> TokenStream (tree-sitter; leaves walked in C, grammar.py)
+    tokens.py               tokens, the whitespace gaps between them, whole streams (what flows out)
+    symbols.py, schemes.py  the token schemes (`kind-units`, `kind`, `text`) and their gap symbols
+    python_scheme.py        Python's scheme; units.py: the default scheme's walk in C++
+    style.py, offsets.py    a file's indentation unit; byte/character/line offsets, converted only here
+    languages.py            which tokenizer reads which suffix; lossless.py: streams give their source back
+"""

@@ -17,6 +17,7 @@ continuation line, `·c1+s4` (`c` instead of `n`, indentation relative to the lo
 """
 from __future__ import annotations
 
+from .symbols import GAP_MARK, _runs, _safe, gap_symbol, newline_parts
 from .tokens import TokenStream
 
 OPEN, CLOSE = frozenset("([{"), frozenset(")]}")
@@ -98,7 +99,3 @@ def walk(stream: TokenStream, token_symbol=token_symbol) -> tuple[list[str], lis
     indents.append(layout.indent)
     out.append(layout.gap(gaps[-1]))
     return out, indents
-
-
-# At the bottom: parsing.schemes registers this scheme, and each module may be imported first.
-from .schemes import GAP_MARK, _runs, _safe, gap_symbol, newline_parts  # noqa: E402

@@ -39,12 +39,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .offsets import as_lf, last_line
-from .style import TAB_STOP, columns, detect_indentation
+from .offsets import last_line
+from .style import detect_indentation
+# the gap symbols, also importable from here as they always were
+from .symbols import GAP_MARK, RESERVED, _runs, _safe, gap_symbol, newline_parts  # noqa: F401
 from .tokens import TokenStream
-
-GAP_MARK = "·"
-RESERVED = frozenset({"<s>", "</s>", "<unk>"})
 
 # Named leaves abstracted to their kind by every scheme (literals, comments, junk).
 LITERAL_SYMBOLS = {
@@ -55,66 +54,6 @@ LITERAL_SYMBOLS = {
     "ERROR": "ERR", "error": "ERR", "bom": "BOM",
 }
 IDENTIFIER_SYMBOLS = {"identifier": "ID", "type_identifier": "TYPE"}
-
-_RUN_LETTER = {" ": "s", "\t": "t", "\f": "f", "\r": "r", "\v": "v"}
-
-
-def _runs(ws: str) -> str:
-    """Run-length code of a whitespace string: '  \\t' -> 's2t1' (other whitespace is 'u')."""
-    out = []
-    prev, count = None, 0
-    for ch in ws:
-        letter = _RUN_LETTER.get(ch, "u")
-        if letter == prev:
-            count += 1
-        else:
-            if prev is not None:
-                out.append(f"{prev}{count}")
-            prev, count = letter, 1
-    if prev is not None:
-        out.append(f"{prev}{count}")
-    return "".join(out)
-
-
-def newline_parts(gap: str) -> tuple[str, int, str, str]:
-    """A gap holding a newline, in parts: (trailing whitespace runs and '|', or ''; newlines; the r/w
-    flags; the last line, the indentation)."""
-    lines = gap.split("\n")
-    first, middle, last = lines[0], lines[1:-1], lines[-1]
-    crlf = first.endswith("\r")
-    if crlf:
-        first = first[:-1]
-    blank_ws = any(m[:-1] if m.endswith("\r") else m for m in middle)
-    head = _runs(first) + "|" if first else ""
-    return head, len(lines) - 1, ("r" if crlf else "") + ("w" if blank_ws else ""), last
-
-
-@lru_cache(maxsize=1 << 16)
-def gap_symbol(gap: str, indent: str, unit: str | None = None) -> str:
-    """Symbol for whitespace `gap` that starts on a line indented by `indent`: in levels of `unit`, the
-    file's indentation unit (a tab or k spaces), or as whitespace runs when `unit` is None."""
-    gap = as_lf(gap)
-    if "\n" not in gap:
-        return GAP_MARK + _runs(gap)
-    head, newlines, flags, last = newline_parts(gap)
-    if unit is not None:
-        width = TAB_STOP if unit == "\t" else len(unit)
-        l1, r1 = divmod(columns(last), width)
-        l0, r0 = divmod(columns(indent), width)
-        same = (l1, r1) == (l0, r0)
-        shape = "=" if same else f"{l1 - l0:+d}" + (f"r{r1}" if r1 else "") + (f"f{r0}" if r0 else "")
-        # trailing whitespace and whitespace on blank lines ('w') are left out: ranker/habits.py
-        return f"{GAP_MARK}n{newlines}{'r' if 'r' in flags else ''}{shape}"
-    if last == indent:
-        shape = "="
-    elif last.startswith(indent):
-        shape = "+" + _runs(last[len(indent):])
-    elif indent.startswith(last):
-        shape = "-" + _runs(indent[len(last):])
-    else:
-        shape = "@" + _runs(last)
-    return f"{GAP_MARK}{head}n{newlines}{flags}{shape}"
-
 
 @dataclass(frozen=True)
 class Scheme:
@@ -183,13 +122,6 @@ def walk(stream: TokenStream, token_symbol, unit: str | None = None) -> tuple[li
     return out, indents
 
 
-def _safe(text: str, fallback: str) -> str:
-    """Use a token's text as its symbol only when KenLM can take it."""
-    if not text or text in RESERVED or text.startswith(GAP_MARK) or any(c.isspace() for c in text):
-        return fallback
-    return text
-
-
 @lru_cache(maxsize=1 << 16)
 def _kind_symbol(kind: str, text: str) -> str:
     sym = LITERAL_SYMBOLS.get(kind) or IDENTIFIER_SYMBOLS.get(kind)
@@ -229,7 +161,7 @@ def get_scheme(name: str) -> Scheme:
         raise UnknownScheme(f"unknown token scheme '{name}' (known: {', '.join(sorted(SCHEMES))})") from None
 
 
-# Python's scheme (its layout of indentation blocks) lives in its own module, which uses this one's runs
+# Python's scheme (its layout of indentation blocks) lives in its own module, on the same gap symbols
 from . import python_scheme as _python  # noqa: E402
 SCHEMES["python"] = Scheme("python", "Python: identifier text kept, literals abstracted, indentation in "
                            "blocks", _python.token_symbol, language="python", walker=_python.walk)

@@ -150,7 +150,7 @@ def after_line_comment(stream) -> array:
 # the CPU's caches: in chunks of 2**18 (a 64 KB file in one), 64 KB files cost 1.5 times the CPU per
 # character of 4 KB files (their rescoring and bounding 1.4-1.5 times); in chunks of 2**12, 1.23 times,
 # though like changes in like contexts are then remembered only within a chunk (30% more KenLM lookups on
-# 64 KB files; docs/speed.md). The answer is the same for any chunk size.
+# 64 KB files; docs/speed-ranker.md). The answer is the same for any chunk size.
 CHUNK_ROWS = 1 << 12
 PLAN_GAPS = 1 << 16      # gaps whose plans are looked up at once (the lookup keys are Python tuples)
 

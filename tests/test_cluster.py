@@ -1,4 +1,4 @@
-"""--cluster (issue 23): bin/build-lm and bin/rank on a real Dask LocalCluster of 2 worker processes give
+"""--cluster: bin/build-lm and bin/rank on a real Dask LocalCluster of 2 worker processes give
 the local run's model and rankings byte for byte, also when a worker is killed; a shard that fails twice
 stops the build (or is listed with --allow-missing); Ctrl-C leaves nothing behind; without --cluster
 nothing imports Dask."""

@@ -1,6 +1,6 @@
-"""Issue 19's list, case by case (bench/hostile.py's table, as `bin/hostile` runs it): every bin/ command on
-inputs a real repository or a careless user produces gives the documented exit status, no traceback, one
-clear line naming the file, and the expected output. Each case ran against the code before issue 19's fixes
+"""The hostile inputs of docs/errors.md, case by case (bench/hostile.py's table, as `bin/hostile` runs it):
+every bin/ command on inputs a real repository or a careless user produces gives the documented exit status,
+no traceback, one clear line naming the file, and the expected output. Each case ran against the code before its fix
 and failed there (see the commit that added this table)."""
 import pytest
 

@@ -62,3 +62,100 @@ def test_the_cli_convention_imports_nothing_heavy():
             "print(sorted(m for m in ('numpy', 'kenlm', 'tree_sitter', 'tqdm') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def module_name(path) -> str:
+    rel = path.relative_to(ROOT).with_suffix("")
+    parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+    return ".".join(parts)
+
+
+def project_modules() -> dict[str, object]:
+    return {module_name(path): path for _, _, path in modules()}
+
+
+def imported_modules(path, known) -> set[str]:
+    """The project's modules a module imports (absolute or relative, at the top or inside functions): for
+    `from a.b import c`, the module a.b.c when it is one, else a.b."""
+    name = module_name(path)
+    package = name if path.stem == "__init__" else name.rpartition(".")[0]
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                head = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join(head + ([base] if base else []))
+            targets = [f"{base}.{alias.name}" for alias in node.names]
+            if any(target not in known for target in targets):   # a name from the module, not a submodule
+                targets.append(base)
+        else:
+            continue
+        for target in targets:
+            while target and target not in known:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                out.add(target)
+    return out
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Each strongly connected component of more than one module (Tarjan's algorithm, iteratively)."""
+    index, low, on_stack, stack, out = {}, {}, set(), [], []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        out.append(sorted(component))
+            elif child not in index:
+                index[child] = low[child] = len(index)
+                stack.append(child)
+                on_stack.add(child)
+                work.append((child, iter(sorted(graph.get(child, ())))))
+            elif child in on_stack:
+                low[node] = min(low[node], index[child])
+    return out
+
+
+@pytest.mark.parametrize("graph, expected", [
+    ({"a": {"b"}, "b": set()}, []),
+    ({"a": {"b"}, "b": {"a"}}, [["a", "b"]]),
+    ({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}, [["a", "b", "c"]]),
+    ({"a": {"b"}, "b": {"a"}, "c": {"d"}, "d": {"c"}}, [["a", "b"], ["c", "d"]]),
+])
+def test_cycles_finds_each_circle(graph, expected):
+    assert sorted(cycles(graph)) == expected
+
+
+def test_no_import_circle_among_the_projects_modules():
+    known = project_modules()
+    graph = {name: imported_modules(path, known) for name, path in known.items()}
+    assert graph["parsing.schemes"], "the import graph is empty: the parser of imports is broken"
+    assert cycles(graph) == []
+
+
+@pytest.mark.parametrize("package", sorted(LAYER))
+def test_every_package_opens_with_a_docstring(package):
+    doc = ast.get_docstring(ast.parse((ROOT / package / "__init__.py").read_text()))
+    assert doc and len(doc.split()) >= 4, f"{package}/__init__.py: no docstring saying what the package is"

@@ -1,8 +1,8 @@
 """unnatural: the project's version and root folder, the bottom of its layering (imports nothing).
 
 Layers, each importing only from the ones before it (tests/test_layout.py checks it):
-unnatural -> parsing -> formats -> lm -> ranker, lines, automata -> evaluation, bench; commands (`*cli.py`
-modules, run by `bin/`) may import any layer.
+unnatural -> parsing -> formats -> lm -> ranker, lines, automata, fim -> check -> evaluation -> bench;
+commands (`*cli.py` modules, run by `bin/`) may import any layer.
 """
 from pathlib import Path
 
