@@ -54,14 +54,15 @@ def test_the_kind_table_groups_the_kinds():
 
 @pytest.mark.slow
 def test_check_bench_realslips_on_a_tiny_set(tiny, tmp_path, monkeypatch, capsys):
-    """bin/check itself on the tiny set, as `bin/check-bench --realslips` runs it: the table in the docs between
-    its markers, and the outputs it keeps scored alike by the project and by the reference scorer."""
+    """bin/check itself on the tiny set, as `bin/check-bench --realslips` runs it: the table between its markers
+    in the page beside the --docs page (realslips.DOCS), and the outputs it keeps scored alike by the project
+    and by the reference scorer."""
     root, _ = tiny
     monkeypatch.setattr(realslips, "WORK", tmp_path / "work")
-    docs = tmp_path / "check.md"
+    docs = tmp_path / realslips.DOCS
     docs.write_text("# check\n\nbefore\n")
     assert check_bench.main(["--realslips", "--realslips-set", str(root), "--held-out", "beta", "--sensitivity",
-                             "medium", "--workers", "1", "--docs", str(docs)]) == 0
+                             "medium", "--workers", "1", "--docs", str(tmp_path / "check-bench.md")]) == 0
     text = docs.read_text()
     assert text.startswith("# check\n\nbefore\n") and "<!-- check-bench-realslips -->\n| project |" in text
     assert "| beta | yes | medium | 2 | 3 |" in text and "<!-- /check-bench-realslips -->" in text
