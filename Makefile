@@ -110,6 +110,7 @@ data:
 	@if [ -x $(SHARED)/data/unpack ]; then $(SHARED)/data/unpack .data; else echo "no $(SHARED)/data: data tests will be skipped"; fi
 
 test: setup data
+	@test -e $(DEFAULT_MODEL).ceilings || bin/build-lm --order 6 corpora/   # the tests of what users run use it
 	$(PY) -m pytest -q
 
 quick: setup
