@@ -154,8 +154,8 @@ def calibrate(repos: list[Repo], workers: int, model_name: str, learn: str | Non
             family_of.append(REAL_SLIPS)
     cal = fit(labelled, lines, model=model_name, evidence=evidence, files=files, clean_files=clean_files,
               families=families, family_of=family_of,
-              measured={"sets": [r.name for r in repos], "realslips": list(slip_projects), "findings": len(labelled),
-                        "clean_lines": lines, "clean_files": clean_files,
+              measured={"sets": [r.name for r in repos], "realslips": list(slip_projects),
+                        "findings": len(labelled), "clean_lines": lines, "clean_files": clean_files,
                         "min_score": min(MIN_SCORE, SLIP_MIN_SCORE) if slip_projects else MIN_SCORE,
                         "findings_per_file": CAL_FINDINGS, "budgets": BUDGETS, "file_budgets": FILE_BUDGETS,
                         "slip_budgets": SLIP_BUDGETS, "slip_file_budgets": SLIP_FILE_BUDGETS,

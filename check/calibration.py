@@ -87,7 +87,8 @@ class Evidence:
                 "earlier": float(self.earlier > 0),
                 "repo-share": self.repo_observed / (self.repo_observed + self.repo_repaired + 1),
                 "file-count": math.log1p(self.file_observed),
-                "file-share": self.file_observed / (self.file_observed + self.file_repaired + 1), "length": math.log1p(self.gaps / 100),
+                "file-share": self.file_observed / (self.file_observed + self.file_repaired + 1),
+                "length": math.log1p(self.gaps / 100),
                 "other-edit": float(self.other_edit),
                 # an injected error scores high, a real slip need not: what the score says of a repair that
                 # undoes none of the five kinds (a repair of any size) is weighed apart

@@ -13,6 +13,7 @@ import math
 import re
 from array import array
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from parsing.java import BOM, same_tokens, tokenize
 from parsing.schemes import Scheme, gap_symbol
@@ -74,8 +75,9 @@ class _Edits:
             self._quiet = quiet_gaps(tokenize(self.text)) if may_have_quiet(self.text) else frozenset()
         return self._quiet
 
-    @property
+    @cached_property
     def tabs(self) -> bool:
+        """Whether the file holds a tab (asked of every candidate: the text is scanned once)."""
         return "\t" in self.text
 
     def token_count(self) -> int:

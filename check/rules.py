@@ -64,7 +64,8 @@ def _ending(gap: str) -> str:
     return {"\r\n": "CRLF", "\r": "CR"}.get(m.group(0), "LF") if m else "no"
 
 
-def _file_end(original: str, replacement: str, nb_o: int, nb_r: int) -> str:
+def _file_end(nb_o: int, nb_r: int) -> str:
+    """The message of a repair of the file's last gap, from its line breaks before and after."""
     if not nb_o and nb_r:
         return "no line break at the end of the file"
     if nb_o > nb_r and nb_r:
@@ -93,7 +94,7 @@ def describe(original: str, replacement: str, before: str, after: str, by: str =
     nb_o, nb_r = line_breaks(original), line_breaks(replacement)
     prev, nxt = show_token(before) if before else "the start of the file", show_token(after) if after else "the end of the file"
     if before and not after:
-        return "final-newline", _file_end(original, replacement, nb_o, nb_r)
+        return "final-newline", _file_end(nb_o, nb_r)
     if nb_o and nb_o == nb_r:
         if _head(original) != _head(replacement):
             return "trailing-space", f"trailing whitespace after {prev}"
@@ -109,7 +110,8 @@ def describe(original: str, replacement: str, before: str, after: str, by: str =
         return "trailing-space", f"whitespace on a blank line before {nxt}"
     if nb_o and nb_r:
         found, expected = _blank_lines(nb_o - 1), str(nb_r - 1) if nb_r > 1 else "none"
-        return "blank-lines", f"{found} before {nxt}, " + (f"{by} uses {expected} here" if by else f"expected {expected}")
+        told = f"{by} uses {expected} here" if by else f"expected {expected}"
+        return "blank-lines", f"{found} before {nxt}, {told}"
     if nb_o:
         return "line-break", f"unexpected line break between {prev} and {nxt}"
     if nb_r:

@@ -23,8 +23,9 @@ def harmful(observed: str, repaired: str, before: str, after: str, indent, tabs:
     breaks = has_line_break(repaired) and not has_line_break(observed)
     if breaks and after.startswith(("//", "/*")):
         return True
-    if (has_line_break(observed) and has_line_break(repaired) and before and before not in _STATEMENT_ENDS
-            and not before.startswith(("//", "/*", "@")) and columns(last_line(repaired)) < columns(last_line(observed))
-            and columns(last_line(repaired)) <= columns(indent())):
-        return True   # a continuation line's indentation flattened to its statement's (or less)
-    return False
+    if not (has_line_break(observed) and has_line_break(repaired)) or not before or before in _STATEMENT_ENDS \
+            or before.startswith(("//", "/*", "@")):
+        return False
+    # a continuation line's indentation flattened to its statement's (or less)
+    new = columns(last_line(repaired))
+    return new < columns(last_line(observed)) and new <= columns(indent())

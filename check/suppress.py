@@ -1,10 +1,11 @@
-"""The gaps bin/check leaves alone. Those a file asks not to be checked: between a comment that turns formatting off and the next that turns
-it on (`@formatter:off` / `@formatter:on` of Eclipse, IntelliJ and Spotless's formatters, `spotless:off` /
-`spotless:on`, Checkstyle's `CHECKSTYLE:OFF` / `CHECKSTYLE:ON`), or to the end of the file. Code there is laid
-out by hand on purpose (tables, aligned columns), so bin/check reports nothing in it and --fix leaves it. And those around Java the grammar misreads, where
-the model's surprise says nothing of the whitespace: varargs after an annotation (`double @Nullable ... xs`
-parses as three '.' tokens) and explicit type arguments (`Collections.<T>emptyList()`: no space after the
-'>', as after no other type arguments)."""
+"""The gaps bin/check leaves alone. Those a file asks not to be checked: between a comment that turns
+formatting off and the next that turns it on (`@formatter:off` / `@formatter:on` of Eclipse, IntelliJ and
+Spotless's formatters, `spotless:off` / `spotless:on`, Checkstyle's `CHECKSTYLE:OFF` / `CHECKSTYLE:ON`), or to
+the end of the file. Code there is laid out by hand on purpose (tables, aligned columns), so bin/check reports
+nothing in it and --fix leaves it. And those around Java the grammar misreads, where the model's surprise
+says nothing of the whitespace: varargs after an annotation (`double @Nullable ... xs` parses as three '.'
+tokens) and explicit type arguments (`Collections.<T>emptyList()`: no space after the '>', as after no other
+type arguments)."""
 from __future__ import annotations
 
 import re
@@ -31,9 +32,12 @@ def misread_gaps(texts: list[str], gaps: list[str]) -> set[int]:
         if texts[i + 1] == "." and i + 2 < len(texts) and texts[i + 2] == "." and not gaps[i + 2]:
             out.update(range(i, i + 4))
         elif texts[i + 1] == "<":
-            depth = 0
+            depth = 0   # of the angle brackets opened since the '.'
             for j in range(i + 1, len(texts)):
-                depth += texts[j].count("<") if texts[j] in ("<", "<<") else -len(texts[j]) if set(texts[j]) == {">"} else 0
+                if texts[j] in ("<", "<<"):
+                    depth += len(texts[j])
+                elif set(texts[j]) == {">"}:   # '>', '>>', '>>>'
+                    depth -= len(texts[j])
                 if depth <= 0:
                     out.update((i + 1, i + 2, j, j + 1))
                     break

@@ -66,8 +66,8 @@ _worker: dict = {}   # per process: config, scheme, what was learned; set before
 # Files ranked as one batch: read and parsed (walk_text) one after another, then ranked one after another.
 # tree-sitter's parse and the ranking evict each other's tables from the CPU's caches, so alternating them file
 # by file cost 11% more CPU on CodRep 2019 validation, 6-8% on 4 KB and 5% on 16 KB JDK files
-# (docs/speed-ranker.md, "Processes, files, the exit"). At most this many characters a batch (about 700 KB of CodRep lines: under the 1 MB a worker's
-# pipe holds), so that a batch's walks and results stay small.
+# (docs/speed-ranker.md, "Processes, files, the exit"). At most this many characters a batch (about 700 KB of
+# CodRep lines: under the 1 MB a worker's pipe holds), so that a batch's walks and results stay small.
 BATCH_CHARS = 64 * 1024
 FIRST_BATCH_CHARS = 4 * 1024   # the first batches grow from this, so that the first lines come out soon
 
