@@ -4,7 +4,8 @@ files, as `tasks/N.java` and `clean/N.java` in a fresh copy.
 
 - `--calibrate`: bin/check at a low score (`--min-score`) on the development sets only; each finding is
   labelled (right: in a task file, at the injected error's offset); check/calibration.json is fitted from
-  them (check/calibration.py) and saved.
+  them (check/calibration.py) and saved; then the habit breaks' belief, on every break in the real-slip
+  set's development projects (`--calibrate-habits`: only that, into the calibration file as it is).
 - then, for each sensitivity, `bin/check --fix --format json` on a fresh copy of every set (development and
   held out): precision of the findings, recall (task files whose error was found), false findings per 1000
   lines of clean code, task files the fix gave back byte for byte, clean files left unchanged.
@@ -20,13 +21,13 @@ import json
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bench import realslips
 from ranker.cli import DEFAULT_MODEL
 from check.calibration import (BUDGETS, CALIBRATION, FILE_BUDGETS, INJECTED, SENSITIVITIES, SLIP_BUDGETS,
-                               SLIP_FILE_BUDGETS, Evidence, Family, fit)
+                               SLIP_FILE_BUDGETS, Calibration, Evidence, Family, fit, fit_habits)
 from evaluation.realslips import labels as realslips_labels
 from check.cli import DEFAULT_LEARN, LEARN
 from formats.codrep2019 import DEVSET_FILE, original_texts, read_devset, read_jsonl
@@ -43,6 +44,17 @@ CAL_FINDINGS = 5      # findings per file in the calibration run
 # habits, not the model, tell most of them)
 SLIP_MIN_SCORE = 1.0
 SLIP_CAL_FINDINGS = 10   # and its files' slips come 1 to 5 a file, among their other oddities
+# The habit breaks' calibration run: no finding of the ranking (a least score none reaches), every break
+_ALL_BREAKS = ["--min-score", "1000", "--max-findings", "60"]
+# The false findings per 1000 clean lines the habit breaks may add at each sensitivity, in the real-slip sets'
+# development projects: below the real-slip budgets (check/calibration.py's SLIP_BUDGETS), which the ranking's
+# findings share, and with room for projects not seen (at a budget of 0.3 at `medium`, the 3 held-out
+# projects' clean files got 0.495 per 1000 lines against the development projects' 0.264)
+HABIT_BUDGETS = {"low": 0.1, "medium": 0.3, "high": 1.5}
+# and in the detection sets' clean files, where the ranking's findings have the budgets of check/calibration.py
+# (BUDGETS): a small share of them (their clean files hold the same anomalies, and the acceptance counts
+# them as false there too)
+HABIT_INJECTED_BUDGETS = {"low": 0.005, "medium": 0.02, "high": 0.2}
 REAL_SLIPS = "real slips"
 
 
@@ -115,7 +127,7 @@ def slip_findings(slips, projects: list[str], workers: int, learn: str | None = 
         findings = [json.loads(line) for line in realslips.run_check(
             slips.folder(p), ["--format", "json", "--min-score", str(SLIP_MIN_SCORE), "--max-findings",
                               str(SLIP_CAL_FINDINGS)], workers, learn).splitlines() if line.strip()]
-        labelled = realslips_labels(changes, clean, findings, "toward")
+        labelled = [x for x in realslips_labels(changes, clean, findings, "toward") if not x[0]["evidence"].get("habit")]
         out += [((f["rule"], f["score"], right, in_clean), Evidence(**f["evidence"]), f"{p}/{f['path']}")
                 for f, right, in_clean in labelled]
         lines += sum(c.lines for c in clean)
@@ -123,6 +135,59 @@ def slip_findings(slips, projects: list[str], workers: int, learn: str | None = 
         print(f"calibration: realslips {p}: {sum(r for _, r, _ in labelled)} right findings of "
               f"{sum(len(c.gaps) for c in changes)} changed gaps", file=sys.stderr)
     return out, lines, clean_files
+
+
+def habit_breaks(slips, projects: list[str], workers: int, learn: str | None = None):
+    """Every habit break (check/breaks.py) bin/check finds in the real-slip set's `projects`, each checked as one
+    folder with no finding of the ranking: (evidence, right: at a changed gap; in a clean file; file), and the
+    clean files' lines and count. (Found, not toward the developer's whitespace: a break's repair is the
+    repository's, and what the acceptance counts is a finding at the slip.)"""
+    out, lines, clean_files = [], 0, 0
+    for p in projects:
+        changes = [c for c in slips.changes if c.project == p]
+        clean = [c for c in slips.clean if c.project == p]
+        findings = [json.loads(line) for line in realslips.run_check(
+            slips.folder(p), ["--format", "json", *_ALL_BREAKS], workers, learn).splitlines() if line.strip()]
+        labelled = realslips_labels(changes, clean, findings, "found")
+        out += [(Evidence(**f["evidence"]), right, in_clean, f"{p}/{f['path']}") for f, right, in_clean in labelled]
+        lines += sum(c.lines for c in clean)
+        clean_files += len(clean)
+        print(f"calibration: realslips {p}: {sum(r for _, r, _ in labelled)} habit breaks at the "
+              f"{sum(len(c.gaps) for c in changes)} changed gaps", file=sys.stderr)
+    return out, lines, clean_files
+
+
+def injected_breaks(repos: list[Repo], workers: int, learn: str | None = None):
+    """The habit breaks bin/check finds in the detection sets `repos` that are not their injected errors
+    (evidence, False, in a clean file, file): the anomalies of real projects' code. (A break at an injected
+    error is left out: the ranking finds those, a habit finding would add nothing there.)"""
+    out = []
+    for repo in repos:
+        found: set[str] = set()
+        for f in run_check(repo, _ALL_BREAKS, workers, learn):
+            path = str(Path(f["path"]).absolute())
+            if not _right(repo, f, found):
+                out.append((Evidence(**f["evidence"]), False, path in repo.clean, path))
+        print(f"calibration: {repo.name}: {len(out)} habit breaks elsewhere so far", file=sys.stderr)
+    return out
+
+
+def calibrate_habits(slips, projects: list[str], repos: list[Repo], workers: int, learn: str | None = None) -> None:
+    """The habit belief fitted on the real-slip set's `projects` and the detection sets `repos` (development
+    sets, both), written into CALIBRATION (the rest kept)."""
+    found, lines, files = habit_breaks(slips, projects, workers, learn)
+    elsewhere = injected_breaks(repos, workers, learn)
+    families = {REAL_SLIPS: Family(lines, files, HABIT_BUDGETS, SLIP_FILE_BUDGETS),
+                INJECTED: Family(sum(r.clean_lines for r in repos), sum(len(r.clean) for r in repos),
+                                 HABIT_INJECTED_BUDGETS, {})}
+    belief = fit_habits([(*x, REAL_SLIPS) for x in found] + [(*x, INJECTED) for x in elsewhere], families,
+                        REAL_SLIPS)
+    cal = Calibration.load(CALIBRATION)
+    measured = {**cal.measured, "habit_projects": list(projects), "habit_sets": [r.name for r in repos],
+                "habit_breaks": len(found) + len(elsewhere), "habit_budgets": HABIT_BUDGETS,
+                "habit_injected_budgets": HABIT_INJECTED_BUDGETS}
+    replace(cal, habits=belief, measured=measured).save(CALIBRATION)
+    print(f"calibration: {CALIBRATION.relative_to(ROOT)}: habit cut-offs {belief.cutoffs}", file=sys.stderr)
 
 
 def calibrate(repos: list[Repo], workers: int, model_name: str, learn: str | None = None, slips=None,
@@ -133,6 +198,8 @@ def calibrate(repos: list[Repo], workers: int, model_name: str, learn: str | Non
             found: set[str] = set()
             for f in run_check(repo, ["--min-score", str(MIN_SCORE), "--max-findings", str(CAL_FINDINGS)], workers,
                                  learn):
+                if f["evidence"].get("habit"):   # the habit breaks have a belief of their own
+                    continue
                 path = str(Path(f["path"]).absolute())
                 labelled.append((f["rule"], f["score"], _right(repo, f, found), path in repo.clean))
                 evidence.append(Evidence(**f["evidence"]))
@@ -162,6 +229,8 @@ def calibrate(repos: list[Repo], workers: int, model_name: str, learn: str | Non
                         "learn": learn or DEFAULT_LEARN})
     cal.save(CALIBRATION)
     print(f"calibration: {CALIBRATION.relative_to(ROOT)}: cut-offs {cal.cutoffs}", file=sys.stderr)
+    if slip_projects:
+        calibrate_habits(slips, slip_projects, repos, workers, learn)
 
 
 @dataclass(frozen=True)
@@ -272,6 +341,8 @@ def parser() -> cli.ArgumentParser:
     p.add_argument("sets", nargs="*", help="set names under .data/devsets (default: all)")
     p.add_argument("--calibrate", action="store_true",
                    help="fit check/calibration.json on the development sets first")
+    p.add_argument("--calibrate-habits", action="store_true",
+                   help="fit only the habit breaks' belief (on the real-slip set's development projects) first")
     p.add_argument("--sensitivity", choices=SENSITIVITIES, action="append",
                    help="the sensitivities to measure (default: all)")
     p.add_argument("--speed", type=cli.positive_int, metavar="N", default=None,
@@ -296,6 +367,15 @@ def run_realslips(args) -> None:
         write_docs(args.docs.with_name(realslips.DOCS), lines, realslips.MARKER)
 
 
+def _devset_folders(args) -> list[Path]:
+    folders = sorted(p for p in DEVSETS.iterdir() if (p / DEVSET_FILE).exists()) if DEVSETS.exists() else []
+    if args.sets:
+        folders = [f for f in folders if f.name in args.sets]
+    if not folders:
+        raise cli.CommandError(f"no detection sets under {DEVSETS}: run 'make devsets'")
+    return folders
+
+
 @cli.command(COMMAND)
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
@@ -306,14 +386,18 @@ def main(argv=None) -> int:
         if args.docs:
             write_docs(args.docs, lines, "check-speed")
         return cli.EXIT_OK
+    if args.calibrate_habits:
+        slips = realslips.read_set(args.realslips_set) if realslips.available(args.realslips_set) else None
+        if slips is None:
+            raise cli.CommandError(f"no real-slip set at {args.realslips_set}: run 'make data'")
+        held_out = realslips.held_out_projects(args.held_out, slips)
+        repos = [make_repo(f, WORK / f.name) for f in _devset_folders(args)]
+        calibrate_habits(slips, [p for p in slips.projects if p not in held_out], [r for r in repos if not r.held_out],
+                         args.workers, args.learn)
     if args.realslips:
         run_realslips(args)
         return cli.EXIT_OK
-    folders = sorted(p for p in DEVSETS.iterdir() if (p / DEVSET_FILE).exists()) if DEVSETS.exists() else []
-    if args.sets:
-        folders = [f for f in folders if f.name in args.sets]
-    if not folders:
-        raise cli.CommandError(f"no detection sets under {DEVSETS}: run 'make devsets'")
+    folders = _devset_folders(args)
     if args.calibrate:
         repos = [make_repo(f, WORK / f.name) for f in folders]
         slips = realslips.read_set(args.realslips_set) if realslips.available(args.realslips_set) else None

@@ -80,6 +80,8 @@ class Evidence:
     gaps: int = 0                 # the file's gaps (its length)
     other_edit: bool = False      # the repair undoes none of the five kinds of slip (ranker/repairs.py's codrep_edit)
     file_repaired: int = 0        # the gap's whitespace as the repair writes it, elsewhere in the file
+    habit: str = ""               # a habit break's habit (check/breaks.py; '': a candidate of the ranking)
+    breaks: int = 0               # a habit break's: the other breaks in its file (a file in no one style has many)
 
     def features(self, score: float = 0.0) -> dict[str, float]:
         """Each 0 at best (no evidence against the finding), larger against it (`score`: the finding's)."""
@@ -118,6 +120,7 @@ class Calibration:
     model: str = ""                                      # the model it was measured with (file name)
     measured: dict = field(default_factory=dict)         # sets, findings, budgets: how it was made
     weights: dict[str, float] = field(default_factory=dict)   # the belief's; none: the belief is the score
+    habits: "HabitBelief | None" = None                   # how far the habit breaks are believed (none: not)
 
     @property
     def evidence_floor(self) -> float:
@@ -167,6 +170,8 @@ class Calibration:
     def save(self, path: Path = CALIBRATION) -> None:
         data = {"curves": {r: [list(k) for k in ks] for r, ks in sorted(self.curves.items())},
                 "weights": self.weights, "cutoffs": self.cutoffs, "model": self.model, "measured": self.measured}
+        if self.habits is not None:
+            data["habits"] = self.habits.as_dict()
         path.write_text(json.dumps(data, indent=1) + "\n")
 
     @classmethod
@@ -175,7 +180,8 @@ class Calibration:
             data = json.loads(Path(path).read_text())
             out = cls({str(r): tuple((float(s), float(p)) for s, p in ks) for r, ks in data["curves"].items()},
                       {str(k): float(v) for k, v in data["cutoffs"].items()}, str(data.get("model", "")),
-                      dict(data.get("measured", {})), {str(k): float(v) for k, v in data.get("weights", {}).items()})
+                      dict(data.get("measured", {})), {str(k): float(v) for k, v in data.get("weights", {}).items()},
+                      HabitBelief.of_dict(data["habits"]) if "habits" in data else None)
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
             raise CalibrationError(f"{path}: not a calibration file ({e})") from None
         missing = [s for s in SENSITIVITIES if s not in out.cutoffs]
@@ -239,20 +245,25 @@ def belief_weights(findings: list[tuple[str, float, bool, bool]], evidence: list
     X, y = np.array(rows, float), np.array([ok for _, _, ok, _ in findings], float)
     use = list(range(len(names)))
     while True:
-        w = np.zeros(len(use))
-        Xu = X[:, use]
-        for _ in range(100):
-            p = 1 / (1 + np.exp(-np.clip(Xu @ w, -50, 50)))
-            step = np.linalg.solve((Xu * (p * (1 - p))[:, None]).T @ Xu + l2 * np.eye(len(use)),
-                                   Xu.T @ (p - y) + l2 * w)
-            w -= step
-            if np.abs(step).max() < 1e-9:
-                break
+        w = _logistic(X[:, use], y, l2)
         weights = {names[j]: float(v) for j, v in zip(use, w)}
         positive = [j for j in use if names[j] in EVIDENCE and weights[names[j]] > 0]
         if not positive:
             return {k: round(v, 6) for k, v in weights.items()}
         use = [j for j in use if j not in positive]
+
+
+def _logistic(X, y, l2: float):
+    """The weights of a logistic regression of y on the columns of X (Newton's method, an L2 penalty)."""
+    import numpy as np
+    w = np.zeros(X.shape[1])
+    for _ in range(100):
+        p = 1 / (1 + np.exp(-np.clip(X @ w, -50, 50)))
+        step = np.linalg.solve((X * (p * (1 - p))[:, None]).T @ X + l2 * np.eye(X.shape[1]), X.T @ (p - y) + l2 * w)
+        w -= step
+        if np.abs(step).max() < 1e-9:
+            break
+    return w
 
 
 @dataclass(frozen=True)
@@ -315,17 +326,96 @@ def _cutoff(rated: list[tuple[float, bool, bool, str]], name: str, family: Famil
     file, file): the lowest at which its clean files' false findings keep within its budgets."""
     if not rated:
         return 1e-4
+    return round(max(_least(rated, name, family, 1.0 + 1e-9), 1e-4), 4)
+
+
+def _least(rated: list[tuple[float, bool, bool, str]], name: str, family: Family, none: float | None = None) -> float:
+    """The least value (of a confidence, or of any measure that grows with it) at which one family's findings
+    (value, right, in a clean file, file) keep within the budgets of sensitivity `name` in its clean files;
+    when not even the best do, `none` (None: just above the best); -inf when there are none."""
+    if not rated:
+        return -math.inf
     rated = sorted(rated, key=lambda x: -x[0])
-    allowed, false_clean, cut = family.budgets[name] * family.clean_lines / 1000, 0, 1.0 + 1e-9
+    if none is None:
+        none = math.nextafter(rated[0][0], math.inf)
+    allowed, false_clean, cut = family.budgets[name] * family.clean_lines / 1000, 0, none
     touched: set[str] = set()   # clean files with a finding
     allowed_files = (family.file_budgets.get(name, math.inf) * family.clean_files if family.clean_files
                      else math.inf)
-    for i, (conf, ok, clean, file) in enumerate(rated):
+    for i, (value, ok, clean, file) in enumerate(rated):
         false_clean += clean and not ok
         if clean and not ok:
             touched.add(file)
         if false_clean > allowed or len(touched) > allowed_files:
             break
-        if i + 1 == len(rated) or rated[i + 1][0] < conf:   # a cut-off between distinct confidences
-            cut = conf
-    return round(max(cut, 1e-4), 4)
+        if i + 1 == len(rated) or rated[i + 1][0] < value:   # a cut-off between distinct values
+            cut = value
+    return cut
+
+
+def habit_features(e: Evidence) -> dict[str, float]:
+    """What the habit belief weighs of a break (check/breaks.py): how often the repository's other files and
+    the rest of the file write the gap as it is and as repaired, how many other breaks the file has, and
+    which habit it breaks."""
+    ro, rr, fo, fr = e.repo_observed, e.repo_repaired, max(e.file_observed, 0), e.file_repaired
+    each = {"bias": 1.0, "repo-odds": math.log((ro + 1) / (rr + 1)), "repo-repaired": math.log1p(rr),
+            "file-share": fo / (fo + fr + 1), "file-observed": math.log1p(fo), "file-any": float(fo > 0),
+            "file-repaired": math.log1p(fr), "file-breaks": math.log1p(e.breaks)}
+    # each habit weighs them its own way (trailing whitespace is a slip only where a repository has almost none)
+    return {**each, **{f"{e.habit}:{k}": v for k, v in each.items()}}
+
+
+@dataclass(frozen=True)
+class HabitBelief:
+    """How far a habit break is believed: a logistic model of "was this break the developer's slip" on its
+    habit_features (its **belief**), the precision measured at each belief (isotonic regression: its
+    **confidence**), and each sensitivity's least belief reported (`cutoffs`: on the belief, not the
+    confidence, whose steps are wide: one holds most breaks of a habit, and a budget may end inside it);
+    fitted on real slips (bench/check.py: the real-slip sets' development projects)."""
+    weights: dict[str, float]
+    curve: tuple[tuple[float, float], ...]
+    cutoffs: dict[str, float]
+
+    def belief(self, evidence: Evidence) -> float:
+        return sum(self.weights.get(k, 0.0) * v for k, v in habit_features(evidence).items())
+
+    def confidence(self, evidence: Evidence) -> float:
+        """The precision measured at the break's belief (0 below the curve's first knot, flat past the end)."""
+        i = bisect.bisect_right([k[0] for k in self.curve], self.belief(evidence))
+        return self.curve[i - 1][1] if i else 0.0
+
+    def least_belief(self, confidence: float) -> float:
+        """The least belief whose confidence reaches `confidence` (inf: none does)."""
+        return next((b for b, p in self.curve if p >= confidence), math.inf)
+
+    def as_dict(self) -> dict:
+        return {"weights": self.weights, "curve": [list(k) for k in self.curve], "cutoffs": self.cutoffs}
+
+    @classmethod
+    def of_dict(cls, data: dict) -> "HabitBelief":
+        return cls({str(k): float(v) for k, v in data["weights"].items()},
+                   tuple((float(b), float(p)) for b, p in data["curve"]),
+                   {str(k): float(v) for k, v in data["cutoffs"].items()})
+
+
+def fit_habits(breaks: list[tuple[Evidence, bool, bool, str, str]], families: dict[str, Family],
+               measured_on: str) -> HabitBelief:
+    """From (evidence, right, in a clean file, file, family) of the habit breaks found in development sets:
+    the habit belief (a logistic fit on all of them), its precision curve (on family `measured_on`'s: the
+    precision of a break in repositories with slips) and each sensitivity's least belief, the lowest at
+    which every family's clean files keep within its budgets."""
+    import numpy as np   # only when fitting
+    if not any(family == measured_on for *_, family in breaks):
+        raise CalibrationError(f"no habit breaks of {measured_on} to calibrate on")
+    rows = [habit_features(e) for e, *_ in breaks]
+    names = sorted({k for r in rows for k in r})
+    X = np.array([[r.get(n, 0.0) for n in names] for r in rows], float)
+    w = _logistic(X, np.array([ok for _, ok, *_ in breaks], float), L2)
+    weights = {n: round(float(v), 6) for n, v in zip(names, w)}
+    beliefs = [sum(weights.get(k, 0.0) * v for k, v in r.items()) for r in rows]
+    curve = _curve([(b, x[1]) for b, x in zip(beliefs, breaks) if x[4] == measured_on])
+    rated = [(b, ok, clean, file, family) for b, (_, ok, clean, file, family) in zip(beliefs, breaks)]
+    cutoffs = {name: max(_least([r[:4] for r in rated if r[4] == fam], name, family)
+                         for fam, family in families.items())
+               for name in SENSITIVITIES}
+    return HabitBelief(weights, curve, cutoffs)

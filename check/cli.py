@@ -74,6 +74,18 @@ def reporting(args, calibration: Calibration) -> tuple[str, dict[str, float], fl
     return f"sensitivity:{name}", {rule: max(s, floor) for rule, s in calibration.least_scores(cutoff).items()}, cutoff
 
 
+def habit_least(args, calibration: Calibration) -> float:
+    """The least belief of a habit break reported (check/breaks.py, check/calibration.py's HabitBelief):
+    every one when calibrating (--min-score), none without a habit belief."""
+    if args.min_score is not None:
+        return -math.inf
+    if calibration.habits is None:
+        return math.inf
+    if args.threshold is not None:
+        return calibration.habits.least_belief(args.threshold)
+    return calibration.habits.cutoffs.get(args.sensitivity or DEFAULT_SENSITIVITY, math.inf)
+
+
 def parser() -> cli.ArgumentParser:
     p = cli.parser(COMMAND, __doc__.strip(), formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_EPILOG)
     p.add_argument("paths", nargs="+", metavar="PATH",
@@ -269,7 +281,8 @@ def _set_up(args, files) -> tuple[CheckRun, LanguageModel, dict]:
             [str(f) for f in files], lm, config, general, args.workers, max_bytes=args.max_bytes)
     except (KenlmError, OSError) as e:
         raise cli.CommandError(f"learning a project model: {e}") from None
-    cfg = CheckConfig(least, args.max_findings, least_confidence=cutoff, evidence_floor=calibration.evidence_floor)
+    cfg = CheckConfig(least, args.max_findings, least_confidence=cutoff, evidence_floor=calibration.evidence_floor,
+                      habit_least=habit_least(args, calibration))
     job = dict(model=str(model), cfg=cfg, calibration=calibration, learned=learned, max_bytes=args.max_bytes)
     return CheckRun(str(model), config, report, calibration.model or "none"), lm, job
 

@@ -10,6 +10,7 @@ its neighbours look odd too), as the file's next finding, and the findings of a 
 from __future__ import annotations
 
 import math
+import os
 import re
 from array import array
 from dataclasses import dataclass, field, replace
@@ -19,15 +20,16 @@ from parsing.java import BOM, same_tokens, tokenize
 from parsing.schemes import Scheme, gap_symbol
 from ranker.explain import line_col
 from ranker.habits import NONE, HabitCounts, habits
-from ranker.rank import RankedFile, Style, rank_text
+from ranker.rank import UNWALKED, RankedFile, Style, rank_text, walk_text
 from ranker.repairs import codrep_edit
 from ranker.score import Scorer
 
+from .breaks import Break, FileGaps, breaks
 from .calibration import POOLED, Calibration, Evidence, evidence_of
 from .findings import Finding
 from .rules import describe
 from .safety import harmful
-from .suppress import may_have_quiet, quiet_gaps
+from .suppress import may_have_quiet, may_turn_off, misread_gaps, quiet_gaps
 
 _LONE_LF = re.compile(r"(?<!\r)\n")
 MAX_FINDINGS = 10   # per file: past this many, the file is in no one style (bin/check says so)
@@ -40,6 +42,7 @@ class CheckConfig:
     adapt: bool = True               # file adaptation (the ranker's style cache)
     least_confidence: float = 0.0    # the least confidence reported
     evidence_floor: float = math.inf   # the score the ranking must reach down to for the evidence
+    habit_least: float = math.inf      # the least belief of a habit break reported (check/breaks.py; inf: none)
 
     @property
     def floor(self) -> float:
@@ -72,7 +75,12 @@ class _Edits:
     def quiet(self) -> frozenset[int]:
         """The gaps the file turns checking off for (check/suppress.py)."""
         if self._quiet is None:
-            self._quiet = quiet_gaps(tokenize(self.text)) if may_have_quiet(self.text) else frozenset()
+            if may_turn_off(self.text):   # the comments are needed: a tokenizing
+                self._quiet = quiet_gaps(tokenize(self.text))
+            elif may_have_quiet(self.text):   # the tokens the ranking read are enough
+                self._quiet = frozenset(misread_gaps(self.token_texts(), self.gap_texts))
+            else:
+                self._quiet = frozenset()
         return self._quiet
 
     @cached_property
@@ -89,7 +97,8 @@ class _Edits:
 
     def token_texts(self) -> list[str]:
         if self._texts is None:
-            self._texts = [self.token_text(i) for i in range(self.token_count())]
+            text, starts = self.text, self.gap_starts
+            self._texts = [text[a + len(g):b] for a, g, b in zip(starts, self.gap_texts, starts[1:])]
         return self._texts
 
     def current_start(self, gap: int) -> int:
@@ -104,15 +113,16 @@ class _Edits:
 class _Context:
     """How often a gap's whitespace, as it is and as a repair writes it, is written between the same two kinds
     of tokens (the gap symbols of the scheme between the two token symbols: ranker/cache.py's narrow_keys),
-    in the repository's other files and elsewhere in the file: what the file's original text says (a file is
-    walked only once one of its candidates may be reported)."""
+    in the repository's other files and elsewhere in the file: what the file's original text says (walked
+    once: from the walk the first ranking took, when there is one)."""
 
-    def __init__(self, scheme: Scheme, text: str, style: Style = Style()):
+    def __init__(self, scheme: Scheme, text: str, style: Style = Style(), walked=None):
         # a BOM is walked without (as the learning pass walks it) but ranked as a token before the first, with
         # an empty gap before it (RankedFile.after_bom): the ranking's gap g is the walk's g - 1
         self.bom = int(text.startswith(BOM))
         self.scheme, self.text = scheme, text[self.bom:]
         self.folder, self.parsed, self.habits = style.folder, style.parsed, style.habits
+        self.walked = walked   # the C++ walk of the text (without its BOM) the first ranking took, if any
         self._walked = None
         self._own_habits = None
 
@@ -120,7 +130,8 @@ class _Context:
         if self._walked is None:
             from ranker.cache import narrow_keys   # numpy: only once a file has a candidate
             from ranker.walk import StyleWalk
-            walk = StyleWalk(self.scheme, self.text, parsed=self.parsed)   # from the learning pass's leaves
+            walk = StyleWalk(self.scheme, self.text, parsed=self.parsed, walked=self.walked)   # the ranking's
+            self.walked = None
             self._walked = walk.symbols(), walk.gap_indents(), walk.unit, narrow_keys(walk.ids), walk.gap_texts()
         return self._walked
 
@@ -155,6 +166,13 @@ class _Context:
                        repo_repaired=max(repo(fixed) - own_repaired, 0), file_observed=own_observed - 1,
                        file_repaired=own_repaired, gaps=len(keys))
 
+    def breaks(self) -> list[Break]:
+        """The gaps of the file's original text that break a habit of the repository (the walk's indices)."""
+        from ranker.cache import narrow_keys_of
+        syms, indents, unit, keys, texts = self._walk()
+        repo = self.folder.narrow_counts if self.folder is not None else (lambda keys: keys * 0)
+        return breaks(FileGaps(texts, syms, indents, unit, keys), self.habits, repo, narrow_keys_of)
+
     def _habit_counts(self, texts, gap: int, repaired: str, unit: str | None) -> dict[str, int]:
         """The counts of the first habit whose value the repair changes (none: zeros)."""
         observed_values, repaired_values = habits(texts[gap], unit), habits(repaired, unit)
@@ -177,7 +195,8 @@ def check_text(scorer: Scorer, scheme: Scheme, text: str, path: str, cfg: CheckC
     if not text:
         return ()
     edits = _Edits(text)
-    context = _Context(scheme, text, style)
+    walked = walk_text(scheme, text, style)   # once, for the first ranking and the context
+    context = _Context(scheme, text, style, walked)
     crlf = text.count("\r\n") * 2 > text.count("\n")
     current = text
     out: list[Finding] = []
@@ -186,7 +205,8 @@ def check_text(scorer: Scorer, scheme: Scheme, text: str, path: str, cfg: CheckC
         # floor the ranker stops rescoring
         def file_cfg(gaps: int) -> CheckConfig:   # the least scores of this file, as long as it is, so far
             return cfg.for_file(calibration, Evidence(earlier=_earlier(out), gaps=gaps))
-        ranked = rank_text(scorer, scheme, current, path, cfg.adapt, style, least=lambda gaps: file_cfg(gaps).floor)
+        ranked = rank_text(scorer, scheme, current, path, cfg.adapt, style, least=lambda gaps: file_cfg(gaps).floor,
+                           walked=walked if current is text else UNWALKED)
         if edits.gap_starts is None:   # the original's ranking: its gaps are the original's
             edits.gap_texts, edits.gap_starts = ranked.gap_texts, ranked.gap_starts
         chosen = _best_repair(ranked, current, edits, context, file_cfg(context.gaps(len(ranked.gap_texts))),
@@ -205,7 +225,43 @@ def check_text(scorer: Scorer, scheme: Scheme, text: str, path: str, cfg: CheckC
                            f.score, start, f.repair.observed, f.repair.repaired, evidence))
         current = edits.apply(current, gap, f.repair.observed, f.repair.repaired)
         edits.fixed[gap] = f.repair.repaired
+    if len(out) < cfg.max_findings and cfg.habit_least < math.inf and edits.gap_starts is not None:
+        out += _habit_findings(text, path, edits, context, cfg, calibration)[:cfg.max_findings - len(out)]
     return tuple(out)
+
+
+def _habit_findings(text: str, path: str, edits: _Edits, context: _Context, cfg: CheckConfig,
+                    calibration: Calibration) -> list[Finding]:
+    """The habit breaks (check/breaks.py) of the original text that cfg reports, on gaps no finding of the
+    ranking fixed, whose repairs keep the tokens and do no harm, most confident first. They carry no gain of
+    the model (score 0): the repository's counts are their evidence."""
+    out = []
+    found = context.breaks()
+    for b in found:
+        gap = b.gap + context.bom
+        if gap in edits.fixed or gap in edits.quiet():
+            continue
+        before, after = edits.token_text(gap - 1), edits.token_text(gap)
+        if harmful(b.observed, b.repaired, before, after, lambda: context.indent(gap), edits.tabs):
+            continue
+        evidence = Evidence(repo_observed=b.repo_observed, repo_repaired=b.repo_repaired,
+                            file_observed=b.file_observed, file_repaired=b.file_repaired,
+                            gaps=context.gaps(len(edits.gap_texts)), other_edit=True, habit=b.habit,
+                            breaks=len(found) - 1)
+        believed = calibration.habits
+        if (believed.belief(evidence) if believed is not None else 0.0) < cfg.habit_least:
+            continue
+        confidence = believed.confidence(evidence) if believed is not None else 0.0
+        start = edits.gap_starts[gap]
+        if not same_tokens(text, start, start + len(b.observed), b.repaired, edits.token_texts()):
+            continue
+        rule, message = describe(b.observed, b.repaired, before, after, "the repository")
+        offset = start + min(len(os.path.commonprefix([b.observed, b.repaired])), len(b.observed)) + 1
+        line, column = line_col(text, offset)
+        repaired = _LONE_LF.sub("\r\n", b.repaired) if "\r\n" in b.observed else b.repaired
+        out.append(Finding(path, line, column, offset, rule, message, confidence, 0.0, start, b.observed, repaired,
+                           evidence))
+    return sorted(out, key=lambda f: -f.confidence)
 
 
 def _earlier(findings) -> int:

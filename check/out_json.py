@@ -8,8 +8,10 @@ line, column: the spot, 1-based, as editors count (LF, CRLF and CR each end a li
 1-based character offset of the file (the CodRep convention); original/replacement: the gap's whitespace
 before and after the fix; gap_offset (1-based character offset), start_line/start_column and
 end_line/end_column (just past it): where that whitespace is, what a fix replaces; evidence: what the rest of
-the file's ranking said (check/calibration.py's Evidence), the confidence's other input. The spot is the gap's
-first character, or the character after the gap (an empty gap, or one blamed on the token after it).
+the file's ranking said (check/calibration.py's Evidence), the confidence's other input (for a habit break,
+check/breaks.py: its `habit`, the repository's and the file's counts and the file's other `breaks`; its score
+is 0). The spot is the gap's first character, or the character after the gap (an empty gap, or one blamed on
+the token after it), or for a habit break the first character its repair changes.
 """
 from __future__ import annotations
 

@@ -108,7 +108,9 @@ ENTRIES = (
         "code for everyone but its author.",
         Example("\t", "", "out", ".", _java("        System.out\t.println(step);\n        return count;\n")),
         "In a tab-indented repository, for tabs in the indentation; for a tab before a trailing comment where "
-        "the repository writes those.",
+        "the repository writes those. An indentation mixing a tab into a space-indented file is also a break of "
+        "the repository's habit (check/breaks.py): its repair writes the tab as wide as the unit or to the next "
+        "8-column stop, whichever the repository's indentation there says.",
         "A tab after a space inside a line as a project writes it (`int \\tPOST_RECONCILE`, `return\\tthis` in "
         "eclipse); the JDK's continuation lines with a space after the indentation's tabs."),
     RuleDoc(
@@ -151,12 +153,13 @@ ENTRIES = (
         "Trailing whitespace is invisible, and shows as a change in every diff that touches the line.",
         Example(" \n        ", "\n        ", ";", "return",
                 _java("        count += step; \n        return count;\n")),
-        "Nearly always at the default sensitivity: the real-slip set's clean files hold as much trailing "
-        "whitespace as its slipped files, so the confidence stays under `medium`'s cut-off; `high` reports it "
-        "where the repository's other files and the file itself write none (the habit a repair changes is "
-        "counted: ranker/habits.py).",
-        "Whitespace on blank lines in a repository whose editor indents them.",
-        reported=None,
+        "Where the repository's other files write it too, and in a file that writes it on other lines: it "
+        "is reported as a break of the repository's habit (check/breaks.py), believed by how rarely the "
+        "repository and the file write trailing whitespace (or whitespace on blank lines) and how few other "
+        "breaks the file has, as measured on real slips (docs/calibration.md, \"Habit breaks\"). Most such "
+        "whitespace stays unreported at the default sensitivity: clean files hold it as often as slipped ones.",
+        "Whitespace on blank lines in a repository whose editor indents them, where its other files rarely "
+        "show it.",
         group="lines"),
     RuleDoc(
         "line-ending",

@@ -17,9 +17,14 @@ ON = re.compile(r"@formatter:on|spotless:on|CHECKSTYLE:ON")
 COMMENTS = frozenset({"line_comment", "block_comment"})
 
 
+def may_turn_off(text: str) -> bool:
+    """Whether `text` may turn checking off (a cheap test before tokenizing: only then are comments needed)."""
+    return OFF.search(text) is not None
+
+
 def may_have_quiet(text: str) -> bool:
     """Whether `text` may have gaps to leave alone (a cheap test before tokenizing)."""
-    return OFF.search(text) is not None or "..." in text or ".<" in text
+    return may_turn_off(text) or "..." in text or ".<" in text
 
 
 def misread_gaps(texts: list[str], gaps: list[str]) -> set[int]:

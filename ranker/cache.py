@@ -28,7 +28,7 @@ import hashlib
 import numpy as np
 
 from ._native import StyleCache, wide_contexts as native_wide_contexts
-from .symbols import PAD, intern as _intern, symbol_ids, symbol_names
+from .symbols import PAD, intern as _intern, symbol_count, symbol_ids, symbol_names
 
 # Tokens a side of the folder's wide contexts, one level each. Chosen on the development sets (MRR / AUC,
 # means of the 7 sets; docs/detection.md): on subsets of 150 tasks + 150 clean files each, 3: 0.9568 /
@@ -49,8 +49,8 @@ _hash_array = np.zeros(0, dtype=np.uint64)
 def all_symbol_hashes() -> np.ndarray:
     """The 64-bit hashes of the texts of every symbol interned so far, by id (uint64)."""
     global _hash_array
-    names = symbol_names()
-    if len(_hashes) < len(names):
+    if len(_hashes) < symbol_count():   # (the names are listed only when there are new ones)
+        names = symbol_names()
         _hashes.extend(map(_text_hash, names[len(_hashes):]))
         _hash_array = np.asarray(_hashes, dtype=np.uint64)
     return _hash_array
@@ -104,6 +104,18 @@ def narrow_key(before: str, gap: str, after: str) -> int:
     ids = np.array([_intern(gap), PAD if before == "|" else _intern(before), _intern(gap),
                     PAD if after == "|" else _intern(after), _intern(gap)], dtype=np.int64)
     return int(narrow_keys(ids)[1])
+
+
+def narrow_keys_of(triples: list[tuple[str, str, str]]) -> np.ndarray:
+    """The `narrow_key` of each (before, gap, after) triple of symbols, in one pass: the triples as one stream
+    (before, gap, after, then a gap between them: each gap's neighbours are its own triple's tokens)."""
+    if not triples:
+        return np.zeros(0, dtype=np.int64)
+    sep = _intern("")
+    ids = [sep]
+    for before, gap, after in triples:
+        ids += [PAD if before == "|" else _intern(before), _intern(gap), PAD if after == "|" else _intern(after), sep]
+    return narrow_keys(np.array(ids, dtype=np.int64))[1::2]
 
 
 class _Counts:
@@ -173,6 +185,10 @@ class StyleCounts:
     def narrow_count(self, key: int) -> int:
         """How often the `narrow_key` `key` occurs in the streams added with add_narrow."""
         return int(self.narrow_table().get(np.array([key], dtype=np.int64))[0])
+
+    def narrow_counts(self, keys: np.ndarray) -> np.ndarray:
+        """How often each of `narrow_key`s `keys` occurs in the streams added with add_narrow."""
+        return self.narrow_table().get(np.asarray(keys, dtype=np.int64))
 
     # Pickled (to a cluster worker: bin/rank --cluster --adapt folder) as they are: the keys are hashes of
     # symbol texts, the same in every process.

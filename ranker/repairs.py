@@ -94,7 +94,7 @@ def gap_edits(gap: str) -> list[tuple[str, int]]:
     return out
 
 
-def _retab(ws: str, unit: str | None) -> str:
+def retab(ws: str, unit: str | None) -> str:
     """Indentation `ws` written in the file's unit: tabs as the unit's spaces in a space-indented file, each
     TAB_STOP spaces as a tab in a tab-indented one (spaces left over stay: alignment)."""
     if not unit:
@@ -121,7 +121,7 @@ def wide_edits(gap: str, indent: str, unit: str | None) -> list[str]:
         for k in dict.fromkeys((breaks, 1, 2, breaks - 1)):
             if k < 1:
                 continue
-            for t in (tail, _retab(tail, unit), indent, indent + step, indent + 2 * step, tail + step, *shallower):
+            for t in (tail, retab(tail, unit), indent, indent + step, indent + 2 * step, tail + step, *shallower):
                 out.append(nl * k + t)
         out += [" ", ""]
     else:

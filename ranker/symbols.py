@@ -32,3 +32,8 @@ def symbol_ids(symbols) -> array:
 def symbol_names() -> list[str]:
     """Every interned symbol, in id order."""
     return list(_symbols)
+
+
+def symbol_count() -> int:
+    """How many symbols are interned."""
+    return len(_symbols)

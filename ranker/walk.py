@@ -44,8 +44,10 @@ class StyleWalk:
     from the C++ walk where it covers the scheme (from the leaves an earlier walk kept, `parsed`; with `keep`
     they are kept, packed, in `parsed`), else from the scheme's own walk of the tokens."""
 
-    def __init__(self, scheme: Scheme, text: str, keep: bool = False, parsed: bytes | None = None):
-        self._walked = walk_units(text, keep, parsed) if covers(scheme) else None
+    def __init__(self, scheme: Scheme, text: str, keep: bool = False, parsed: bytes | None = None,
+                 walked: Walked | None = None):
+        """`walked`: the C++ walk of `text` when the caller made it (ranker/rank.py's walk_text)."""
+        self._walked = walked if walked is not None else walk_units(text, keep, parsed) if covers(scheme) else None
         if self._walked is not None:
             common = interned()
             self.ids, self.unit, self.parsed = style_ids(self._walked), common.unit(self._walked), self._walked.parsed

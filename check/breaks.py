@@ -1,0 +1,167 @@
+"""Gaps that break a habit of the repository, each with the repair that keeps it.
+
+Real slips are mostly not the one-character edits the n-gram model ranks best: trailing whitespace left on
+a line, a tab-indented line in a space-indented file, `if(` in a repository that writes `if (`. The model's
+gain for such a repair is small (the JDK it learned from never writes them either way), but the repository
+says it plainly: what it writes in the same place everywhere else. A
+**break** is a gap whose whitespace the repository's other files (and the rest of the file) write rarely
+where they write the repair often:
+
+- `trailing`: whitespace ending a code line (the habit counts of ranker/habits.py: what trails a line);
+- `blank-line`: whitespace on a blank line (Eclipse's formatter keeps the indentation there: the counts
+  tell such a repository apart);
+- `mixed-indent`: a tab in a space-indented file, a space before a tab in a tab-indented one, the line
+  re-indented in the file's unit;
+- `spacing`: the gap symbol of a gap on a line (parsing/symbols.py) between the same two kinds of tokens,
+  against the one the repository writes most there of one space and none (`if(`, `x ;`, a run of spaces).
+
+Tried and left out (docs/calibration.md, "Habit breaks"): a line's indentation against the repository's
+indentation symbols, a bare blank line where the repository indents its blank lines, and the file's end
+without a line break against how the repository's files end.
+
+Pure: from a file's walk (gap texts and symbols, indentations, unit, narrow keys) and the repository's
+counts. How far each break is believed is check/calibration.py's (the habit belief, fitted on real slips).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from parsing.offsets import LINE_BREAK
+from parsing.style import mixed
+from parsing.symbols import gap_symbol
+from ranker.habits import VARIABLES, HabitCounts, habit_values, habits
+from ranker.repairs import retab
+
+HABITS = ("trailing", "blank-line", "mixed-indent", "spacing")
+# A candidate break: the repository writes the repair at least MIN_SEEN times in the same place, and the gap
+# as it is in at most MAX_SHARE of them (the belief then weighs how far; this only keeps the list short).
+MIN_SEEN = 5
+MAX_SHARE = 0.25
+# A gap whose symbol the file itself writes more than MAX_OWN times is the file's habit, whatever the
+# repository's: no symbol break (of the development set's breaks at a changed gap, 5 in 124 were; no such
+# break was believed even at `high`). It also spares asking the repository about most gaps.
+MAX_OWN = 2
+WIDE_TAB = 8     # the tab stops of terminals and many editors (a tab in a space-indented file may mean either)
+
+
+@dataclass(frozen=True)
+class Break:
+    """A gap (the walk's index: the file's BOM left out) and the repair that keeps the habit it breaks, with
+    how often the repository's other files and the rest of the file write each of them."""
+    gap: int
+    observed: str
+    repaired: str
+    habit: str               # one of HABITS
+    repo_observed: int
+    repo_repaired: int
+    file_observed: int       # elsewhere in the file
+    file_repaired: int
+
+
+@dataclass(frozen=True)
+class FileGaps:
+    """What the breaks are found in: a file's gap texts, its 2n+1 symbols (gaps at even places), each gap's
+    line indentation, its unit and the narrow key of each gap (ranker/cache.py)."""
+    texts: tuple[str, ...]
+    symbols: list[str]
+    indents: list[str]
+    unit: str | None
+    keys: object             # numpy int64 array, one per gap
+
+
+def breaks(walked: FileGaps, repo_habits: HabitCounts | None, repo_counts, keys_of) -> list[Break]:
+    """The file's breaks, by gap. `repo_habits`: the repository's habit counts with the file left out (None:
+    no repository); `repo_counts(keys)`: how often the repository writes each narrow key (an array), the file
+    included; `keys_of(triples)`: the narrow keys of (before, gap, after) symbol triples (ranker/cache.py's
+    narrow_keys_of). The symbols' counts are asked for all gaps at once (a file has thousands)."""
+    import numpy as np
+    texts, syms, unit = walked.texts, walked.symbols, walked.unit
+    raw = habit_values(texts, unit)
+    values = np.frombuffer(raw, dtype=np.int8).reshape(-1, VARIABLES)
+    own_habits = HabitCounts.of_values(raw).counts
+    keys = np.asarray(walked.keys, dtype=np.int64)
+    distinct, at, own_counts = np.unique(keys, return_inverse=True, return_counts=True)
+    own_keys = dict(zip(distinct.tolist(), own_counts.tolist()))
+
+    def likelier(gap: int, options: list[str]) -> str:   # the one the repository writes most there
+        counts = repo_counts(keys_of([(syms[2 * gap - 1], gap_symbol(o, walked.indents[gap], unit),
+                                       syms[2 * gap + 1]) for o in options]))
+        return options[int(np.argmax(counts))]
+
+    found: dict[int, Break] = {}
+    inner = np.zeros(len(texts), dtype=bool)
+    inner[1:-1] = True   # the file's ends: the final-newline rule's
+    # a habit broken (trailing whitespace, mixed indentation, whitespace on a blank line): found in numpy, so
+    # that the loops go over a few gaps, not all
+    for gap in np.nonzero(inner & (values[:, :3] > 0).any(axis=1))[0].tolist():
+        b = _habit_break(gap, texts[gap], unit, own_habits, repo_habits, likelier)
+        if b is not None:
+            found[gap] = b
+    asked: list[tuple[int, str, str]] = []   # (gap, repair, its symbol) of the spacing breaks to weigh
+    for gap in np.nonzero(inner & (own_counts[at] <= MAX_OWN) & (values[:, 0] < 0))[0].tolist():   # on a line
+        for r in (" ", ""):
+            symbol = gap_symbol(r, walked.indents[gap], unit)
+            if symbol != syms[2 * gap]:
+                asked.append((gap, r, symbol))
+    if asked:
+        alternative_keys = keys_of([(syms[2 * g - 1], symbol, syms[2 * g + 1]) for g, _, symbol in asked])
+        seen = repo_counts(alternative_keys)
+        alternative_keys = alternative_keys.tolist()
+        observed = repo_counts(keys[[g for g, _, _ in asked]])
+        best: dict[int, tuple[int, int, str, int]] = {}   # gap -> (seen elsewhere, own, repair, observed)
+        for (gap, repaired, _), key, n, o in zip(asked, alternative_keys, seen.tolist(), observed.tolist()):
+            own = own_keys.get(key, 0)
+            n = max(n - own, 0)
+            if gap not in best or n > best[gap][0]:
+                best[gap] = (n, own, repaired, o)
+        for gap, (n, own, repaired, o) in best.items():
+            own_observed = int(own_counts[at[gap]])
+            o = max(o - own_observed, 0)
+            if n >= MIN_SEEN and o <= MAX_SHARE * (o + n):
+                found[gap] = Break(gap, texts[gap], repaired, "spacing", o, n, own_observed - 1, own)
+    return [found[g] for g in sorted(found)]
+
+
+def _habit_break(gap: int, text: str, unit: str | None, own, repo: HabitCounts | None, likelier) -> Break | None:
+    """The first of trailing whitespace, mixed indentation and whitespace on a blank line that the gap has
+    and the repository keeps from (the repair: the gap without it; a mixed indentation re-written in the
+    file's unit with a tab as wide as the unit or reaching the next 8-column stop, whichever the repository
+    writes more between the same two kinds of tokens: `likelier`)."""
+    values = habits(text, unit)
+    lines = LINE_BREAK.split(text)
+    breaks_ = LINE_BREAK.findall(text)
+
+    def joined(new: list[str]) -> str:
+        return "".join(line + brk for line, brk in zip(new, breaks_)) + new[-1]
+
+    def reindented() -> list[str]:
+        head = text[:len(text) - len(lines[-1])]
+        options = [retab(lines[-1], unit)]
+        if unit and unit != "\t":
+            options.append(" " * _columns(lines[-1], WIDE_TAB))
+        return lines[:-1] + [likelier(gap, [head + o for o in options])[len(head):]]
+
+    for habit, j, fixed in (("trailing", 0, lambda: [""] + lines[1:]),
+                            ("mixed-indent", 1, reindented),
+                            ("blank-line", 2, lambda: [lines[0]] + [""] * (len(lines) - 2) + [lines[-1]])):
+        if values[j] <= 0:   # kept (0) or does not apply (NONE)
+            continue
+        new = fixed()
+        repaired = joined(new)
+        if repaired == text or (j == 1 and mixed(new[-1], unit or "")):
+            continue
+        theirs = repo.counts[j] if repo is not None else (0.0,) * len(own[j])
+        observed = sum(theirs[1:])
+        if theirs[0] < MIN_SEEN or observed > MAX_SHARE * (observed + theirs[0]):
+            continue
+        return Break(gap, text, repaired, habit, int(observed), int(theirs[0]), int(sum(own[j][1:])) - 1,
+                     int(own[j][0]))
+    return None
+
+
+def _columns(ws: str, stop: int) -> int:
+    """The width of indentation `ws` with a tab reaching the next multiple of `stop` columns."""
+    width = 0
+    for c in ws:
+        width = (width // stop + 1) * stop if c == "\t" else width + 1
+    return width

@@ -1,0 +1,147 @@
+"""Habit breaks (check/breaks.py): the gaps a repository's own habits say are slips, and the habit belief
+that weighs them (check/calibration.py)."""
+import math
+
+import pytest
+from hypothesis import given, strategies as st
+
+from check.breaks import _columns
+from check.calibration import (Calibration, CalibrationError, Evidence, Family, HabitBelief, POOLED, fit_habits,
+                               habit_features)
+
+BODY = "        int a{i} = {i};\n        if (a{i} > 0) {{\n            a{i}++;\n        }}\n"
+
+
+def _other(n: int) -> str:
+    """Another file of the repository, in its style."""
+    return f"class C{n} {{\n    void f() {{\n" + "".join(BODY.format(i=i) for i in range(8)) + "    }\n}\n"
+
+
+def _text(slip: str = "") -> str:
+    """A space-indented class; `slip` replaces its second `if (` line's head (what the test breaks)."""
+    text = "class A {\n    void f() {\n" + "".join(BODY.format(i=i) for i in range(4)) + "    }\n}\n"
+    return text.replace("        if (a1 > 0) {", slip, 1) if slip else text
+
+
+def _breaks(tmp_path, text, others=3):
+    from check.engine import _Context
+    from parsing.schemes import get_scheme
+    from tests.test_check_engine import _folder
+    style = _folder(tmp_path, [text, *(_other(n) for n in range(others))])
+    return _Context(get_scheme("kind-units"), text, style).breaks()
+
+
+@pytest.mark.parametrize("slip, habit, observed, repaired", [
+    ("        if (a1 > 0) { ", "trailing", " \n            ", "\n            "),    # a trailing space
+    ("\t    if (a1 > 0) {", "mixed-indent", "\n\t    ", "\n        "),           # a tab where 4 spaces go
+    ("        if(a1 > 0) {", "spacing", "", " "),                                 # `if(` in an `if (` repository
+    ("        if (a1 > 0){", "spacing", "", " "),
+    ("        if (a1  > 0) {", "spacing", "  ", " "),                              # a run of spaces
+])
+def test_a_gap_the_repository_writes_otherwise_is_a_break_with_its_repair(tmp_path, slip, habit, observed, repaired):
+    found = _breaks(tmp_path, _text(slip))
+    assert [(b.habit, b.observed, b.repaired) for b in found] == [(habit, observed, repaired)]
+    assert found[0].repo_repaired >= 5 and found[0].repo_observed == 0
+
+
+def test_a_clean_file_in_a_consistent_repository_has_no_break(tmp_path):
+    assert _breaks(tmp_path, _text()) == []
+
+
+def test_without_a_repository_nothing_is_a_break(tmp_path):
+    # one file alone: nobody says what the habit is
+    assert _breaks(tmp_path, _text("        if(a1 > 0) {"), others=0) == []
+
+
+def test_a_habit_the_repository_does_not_keep_is_no_break(tmp_path):
+    # the other files write trailing spaces after every `{`: a trailing space is their habit too
+    others = [_other(n).replace("{\n", "{ \n") for n in range(3)]
+    from check.engine import _Context
+    from parsing.schemes import get_scheme
+    from tests.test_check_engine import _folder
+    text = _text("        if (a1 > 0) { ")
+    style = _folder(tmp_path, [text, *others])
+    assert [b for b in _Context(get_scheme("kind-units"), text, style).breaks() if b.habit == "trailing"] == []
+
+
+@pytest.mark.parametrize("ws, stop, width", [
+    ("\t", 8, 8), ("    \t", 8, 8), ("\t    ", 8, 12), ("  \t", 4, 4), ("\t\t", 4, 8), ("", 8, 0), ("   ", 8, 3),
+])
+def test_a_tab_reaches_the_next_stop(ws, stop, width):
+    assert _columns(ws, stop) == width
+
+
+def _evidence(ro, rr, fo=0, fr=50, habit="trailing", breaks=0):
+    return Evidence(repo_observed=ro, repo_repaired=rr, file_observed=fo, file_repaired=fr, habit=habit, breaks=breaks)
+
+
+def test_each_habit_weighs_its_evidence_its_own_way():
+    f = habit_features(_evidence(1, 999, habit="spacing"))
+    assert f["repo-odds"] == f["spacing:repo-odds"] == pytest.approx(math.log(2 / 1000))
+    assert not any(k.startswith("trailing:") for k in f)
+
+
+def _dataset():
+    """Breaks of two families: slips where the repository almost never writes the gap (right), anomalies
+    where it often does (wrong), and a detection family whose clean files hold only anomalies."""
+    out = []
+    for i in range(40):
+        out.append((_evidence(0, 5000), True, False, f"b{i}", "slips"))
+        out.append((_evidence(400, 5000, fo=5), False, i % 2 == 0, f"c{i}", "slips"))
+        out.append((_evidence(300, 4000, fo=3), False, True, f"d{i}", "injected"))
+    return out
+
+
+def test_the_habit_belief_ranks_a_rare_break_above_a_common_one_and_keeps_the_budgets():
+    families = {"slips": Family(10_000, 40, {"low": 0.1, "medium": 0.5, "high": 2.0}, {}),
+                "injected": Family(100_000, 40, {"low": 0.0, "medium": 0.05, "high": 0.5}, {})}
+    fitted = fit_habits(_dataset(), families, "slips")
+    rare, common = _evidence(0, 5000), _evidence(400, 5000, fo=5)
+    assert fitted.confidence(rare) == pytest.approx(1.0) and fitted.confidence(common) == pytest.approx(0.0)
+    # no family may put a break in its clean files at medium: the least belief is above every anomaly's
+    assert fitted.belief(common) < fitted.cutoffs["medium"] <= fitted.belief(rare)
+    assert fitted.belief(common) < fitted.least_belief(0.9) <= fitted.belief(rare)
+    assert fitted.least_belief(1.01) == math.inf
+
+
+def test_the_habit_belief_needs_breaks_of_the_family_it_measures():
+    with pytest.raises(CalibrationError):
+        fit_habits([(_evidence(0, 10), True, False, "f", "other")], {"other": Family(100)}, "slips")
+
+
+@given(st.dictionaries(st.sampled_from(["bias", "repo-odds", "trailing:file-any"]), st.floats(-5, 5), min_size=1),
+       st.lists(st.tuples(st.floats(-20, 20), st.floats(0, 1)), min_size=1, max_size=5),
+       st.dictionaries(st.sampled_from(["low", "medium", "high"]), st.floats(0, 1)))
+def test_a_habit_belief_survives_its_file(tmp_path_factory, weights, curve, cutoffs):
+    path = tmp_path_factory.mktemp("cal") / "calibration.json"
+    curve = tuple(sorted(curve))
+    cal = Calibration({POOLED: ((0.0, 0.5),)}, {"low": 0.5, "medium": 0.5, "high": 0.5},
+                      habits=HabitBelief(weights, curve, cutoffs))
+    cal.save(path)
+    assert Calibration.load(path).habits == cal.habits
+
+
+@pytest.mark.parametrize("habits, least, reported", [
+    # a belief of 1.0 (the bias alone), a confidence of 0.9 from belief 0 on; the least belief reported
+    (HabitBelief({"bias": 1.0}, ((0.0, 0.9),), {}), 0.5, True),
+    (HabitBelief({"bias": 1.0}, ((0.0, 0.9),), {}), 1.5, False),     # believed less than the least reported
+    (HabitBelief({"bias": -1.0}, ((0.0, 0.9),), {}), 0.5, False),
+    (None, 0.5, False),                                               # no habit belief: no break is believed
+])
+def test_the_engine_reports_a_believed_break_where_it_is(tmp_path, tiny_model, habits, least, reported):
+    from check.engine import CheckConfig, check_text
+    from lm.model import LanguageModel
+    from parsing.schemes import get_scheme
+    from ranker.score import Scorer
+    from tests.test_check_engine import _folder
+    lm = LanguageModel(str(tiny_model))
+    text = _text("        if (a1 > 0) { ")
+    style = _folder(tmp_path, [text, *(_other(n) for n in range(3))], lm.scheme)
+    cal = Calibration({POOLED: ((0.0, 0.5),)}, {"low": 0.5, "medium": 0.5, "high": 0.5}, habits=habits)
+    cfg = CheckConfig({POOLED: math.inf}, habit_least=least)   # the ranking reports nothing
+    found = check_text(Scorer(lm), get_scheme(lm.scheme), text, "A.java", cfg, cal, style)
+    expected = [("trailing-space", " \n            ", "\n            ", 0.9, "trailing")] if reported else []
+    assert [(f.rule, f.original, f.replacement, f.confidence, f.evidence.habit) for f in found] == expected
+    if reported:
+        assert found[0].offset == text.index("{ \n") + 2 == found[0].start + 1   # the trailing space itself
+        assert (found[0].line, found[0].column) == (8, 22)   # line 8: "        if (a1 > 0) { "
