@@ -5,7 +5,8 @@ files, as `tasks/N.java` and `clean/N.java` in a fresh copy.
 - `--calibrate`: bin/check at a low score (`--min-score`) on the development sets only; each finding is
   labelled (right: in a task file, at the injected error's offset); check/calibration.json is fitted from
   them (check/calibration.py) and saved; then the habit breaks' belief, on every break in the real-slip
-  set's development projects (`--calibrate-habits`: only that, into the calibration file as it is).
+  set's development projects and the development detection sets (`--calibrate-habits`: only that, into the
+  calibration file as it is).
 - then, for each sensitivity, `bin/check --fix --format json` on a fresh copy of every set (development and
   held out): precision of the findings, recall (task files whose error was found), false findings per 1000
   lines of clean code, task files the fix gave back byte for byte, clean files left unchanged.

@@ -15,6 +15,7 @@ calibration file) the belief is the score, with one isotonic curve per rule. A s
 confidence, the lowest at which the false findings in clean files stay within its budget per 1000 lines and,
 for `medium`, the clean files with a finding within a share of them. The precision is that of sets where
 half the files hold one error each: in a repository with fewer errors the same finding is right less often.
+The habit breaks (check/breaks.py) have a belief of their own (`HabitBelief`), fitted on real slips.
 """
 from __future__ import annotations
 
