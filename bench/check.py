@@ -117,25 +117,35 @@ def _right(repo: Repo, f: dict, found: set[str]) -> bool:
     return False
 
 
-def slip_findings(slips, projects: list[str], workers: int, learn: str | None = None):
-    """The calibration run on the real-slip set's `projects`, each checked as one folder: (labelled finding,
-    evidence, file) of each finding (right: at a changed gap, its repair toward the developer's), and the
-    clean files' lines and count."""
+def _slip_runs(slips, projects: list[str], args: list[str], match: str, keep, what: str, workers: int,
+               learn: str | None):
+    """bin/check --format json ARGS on each of the real-slip set's `projects`, checked as one folder: each
+    finding it `keep`s, labelled (finding, right (evaluation/realslips.py's `match`), in a clean file, file),
+    and the clean files' lines and count."""
     out, lines, clean_files = [], 0, 0
     for p in projects:
         changes = [c for c in slips.changes if c.project == p]
         clean = [c for c in slips.clean if c.project == p]
         findings = [json.loads(line) for line in realslips.run_check(
-            slips.folder(p), ["--format", "json", "--min-score", str(SLIP_MIN_SCORE), "--max-findings",
-                              str(SLIP_CAL_FINDINGS)], workers, learn).splitlines() if line.strip()]
-        labelled = [x for x in realslips_labels(changes, clean, findings, "toward") if not x[0]["evidence"].get("habit")]
-        out += [((f["rule"], f["score"], right, in_clean), Evidence(**f["evidence"]), f"{p}/{f['path']}")
-                for f, right, in_clean in labelled]
+            slips.folder(p), ["--format", "json", *args], workers, learn).splitlines() if line.strip()]
+        labelled = [x for x in realslips_labels(changes, clean, findings, match) if keep(x[0])]
+        out += [(f, right, in_clean, f"{p}/{f['path']}") for f, right, in_clean in labelled]
         lines += sum(c.lines for c in clean)
         clean_files += len(clean)
-        print(f"calibration: realslips {p}: {sum(r for _, r, _ in labelled)} right findings of "
+        print(f"calibration: realslips {p}: {sum(r for _, r, _ in labelled)} {what} "
               f"{sum(len(c.gaps) for c in changes)} changed gaps", file=sys.stderr)
     return out, lines, clean_files
+
+
+def slip_findings(slips, projects: list[str], workers: int, learn: str | None = None):
+    """The calibration run on the real-slip set's `projects`, each checked as one folder: (labelled finding,
+    evidence, file) of each finding of the ranking (right: at a changed gap, its repair toward the
+    developer's), and the clean files' lines and count."""
+    found, lines, clean_files = _slip_runs(
+        slips, projects, ["--min-score", str(SLIP_MIN_SCORE), "--max-findings", str(SLIP_CAL_FINDINGS)], "toward",
+        lambda f: not f["evidence"].get("habit"), "right findings of", workers, learn)
+    return ([((f["rule"], f["score"], right, in_clean), Evidence(**f["evidence"]), file)
+             for f, right, in_clean, file in found], lines, clean_files)
 
 
 def habit_breaks(slips, projects: list[str], workers: int, learn: str | None = None):
@@ -143,19 +153,9 @@ def habit_breaks(slips, projects: list[str], workers: int, learn: str | None = N
     folder with no finding of the ranking: (evidence, right: at a changed gap; in a clean file; file), and the
     clean files' lines and count. (Found, not toward the developer's whitespace: a break's repair is the
     repository's, and what the acceptance counts is a finding at the slip.)"""
-    out, lines, clean_files = [], 0, 0
-    for p in projects:
-        changes = [c for c in slips.changes if c.project == p]
-        clean = [c for c in slips.clean if c.project == p]
-        findings = [json.loads(line) for line in realslips.run_check(
-            slips.folder(p), ["--format", "json", *_ALL_BREAKS], workers, learn).splitlines() if line.strip()]
-        labelled = realslips_labels(changes, clean, findings, "found")
-        out += [(Evidence(**f["evidence"]), right, in_clean, f"{p}/{f['path']}") for f, right, in_clean in labelled]
-        lines += sum(c.lines for c in clean)
-        clean_files += len(clean)
-        print(f"calibration: realslips {p}: {sum(r for _, r, _ in labelled)} habit breaks at the "
-              f"{sum(len(c.gaps) for c in changes)} changed gaps", file=sys.stderr)
-    return out, lines, clean_files
+    found, lines, clean_files = _slip_runs(slips, projects, _ALL_BREAKS, "found", lambda f: True,
+                                           "habit breaks at the", workers, learn)
+    return [(Evidence(**f["evidence"]), right, in_clean, file) for f, right, in_clean, file in found], lines, clean_files
 
 
 def injected_breaks(repos: list[Repo], workers: int, learn: str | None = None):

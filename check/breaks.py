@@ -24,7 +24,9 @@ counts. How far each break is believed is check/calibration.py's (the habit beli
 """
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass
+from functools import cached_property
 
 from parsing.offsets import LINE_BREAK
 from parsing.style import mixed
@@ -68,6 +70,16 @@ class FileGaps:
     unit: str | None
     keys: object             # numpy int64 array, one per gap
 
+    @cached_property
+    def habit_values(self) -> array:
+        """Each gap's habit variables, flat (ranker/habits.py's habit_values)."""
+        return habit_values(self.texts, self.unit)
+
+    @cached_property
+    def own_habits(self) -> tuple[tuple[float, ...], ...]:
+        """The file's own counts of each habit variable's values."""
+        return HabitCounts.of_values(self.habit_values).counts
+
 
 def breaks(walked: FileGaps, repo_habits: HabitCounts | None, repo_counts, keys_of) -> list[Break]:
     """The file's breaks, by gap. `repo_habits`: the repository's habit counts with the file left out (None:
@@ -76,9 +88,7 @@ def breaks(walked: FileGaps, repo_habits: HabitCounts | None, repo_counts, keys_
     narrow_keys_of). The symbols' counts are asked for all gaps at once (a file has thousands)."""
     import numpy as np
     texts, syms, unit = walked.texts, walked.symbols, walked.unit
-    raw = habit_values(texts, unit)
-    values = np.frombuffer(raw, dtype=np.int8).reshape(-1, VARIABLES)
-    own_habits = HabitCounts.of_values(raw).counts
+    values = np.frombuffer(walked.habit_values, dtype=np.int8).reshape(-1, VARIABLES)
     keys = np.asarray(walked.keys, dtype=np.int64)
     distinct, at, own_counts = np.unique(keys, return_inverse=True, return_counts=True)
     own_keys = dict(zip(distinct.tolist(), own_counts.tolist()))
@@ -94,7 +104,7 @@ def breaks(walked: FileGaps, repo_habits: HabitCounts | None, repo_counts, keys_
     # a habit broken (trailing whitespace, mixed indentation, whitespace on a blank line): found in numpy, so
     # that the loops go over a few gaps, not all
     for gap in np.nonzero(inner & (values[:, :3] > 0).any(axis=1))[0].tolist():
-        b = _habit_break(gap, texts[gap], unit, own_habits, repo_habits, likelier)
+        b = _habit_break(gap, texts[gap], unit, walked.own_habits, repo_habits, likelier)
         if b is not None:
             found[gap] = b
     asked: list[tuple[int, str, str]] = []   # (gap, repair, its symbol) of the spacing breaks to weigh
@@ -117,7 +127,7 @@ def breaks(walked: FileGaps, repo_habits: HabitCounts | None, repo_counts, keys_
         for gap, (n, own, repaired, o) in best.items():
             own_observed = int(own_counts[at[gap]])
             o = max(o - own_observed, 0)
-            if n >= MIN_SEEN and o <= MAX_SHARE * (o + n):
+            if _kept(o, n):
                 found[gap] = Break(gap, texts[gap], repaired, "spacing", o, n, own_observed - 1, own)
     return [found[g] for g in sorted(found)]
 
@@ -152,11 +162,17 @@ def _habit_break(gap: int, text: str, unit: str | None, own, repo: HabitCounts |
             continue
         theirs = repo.counts[j] if repo is not None else (0.0,) * len(own[j])
         observed = sum(theirs[1:])
-        if theirs[0] < MIN_SEEN or observed > MAX_SHARE * (observed + theirs[0]):
+        if not _kept(observed, theirs[0]):
             continue
         return Break(gap, text, repaired, habit, int(observed), int(theirs[0]), int(sum(own[j][1:])) - 1,
                      int(own[j][0]))
     return None
+
+
+def _kept(observed: float, repaired: float) -> bool:
+    """Whether the repository keeps the habit: writes the repair MIN_SEEN times or more, and the gap as it is
+    in at most MAX_SHARE of the two."""
+    return repaired >= MIN_SEEN and observed <= MAX_SHARE * (observed + repaired)
 
 
 def _columns(ws: str, stop: int) -> int:

@@ -313,13 +313,17 @@ def fit(findings: list[tuple[str, float, bool, bool]], clean_lines: int, budgets
     files = files if files is not None else [""] * len(findings)
     families = {INJECTED: Family(clean_lines, clean_files, budgets, file_budgets), **(families or {})}
     family_of = family_of if family_of is not None else [INJECTED] * len(findings)
-    cutoffs = {}
-    for name in budgets:
-        cutoffs[name] = max(_cutoff([(cal.confidence(r, s, e), ok, clean, file)
-                                     for (r, s, ok, clean), e, file, f in zip(findings, evidence, files, family_of)
-                                     if f == fam], name, family)
-                            for fam, family in families.items())
+    rated = [(cal.confidence(r, s, e), ok, clean, file, f)
+             for (r, s, ok, clean), e, file, f in zip(findings, evidence, files, family_of)]
+    cutoffs = {name: _strictest(rated, families, name, _cutoff) for name in budgets}
     return Calibration(cal.curves, cutoffs, model, dict(measured or {}), cal.weights)
+
+
+def _strictest(rated: list[tuple[float, bool, bool, str, str]], families: dict[str, Family], name: str,
+               cut) -> float:
+    """The highest of every family's cut-off of sensitivity `name` (`cut`: _cutoff or _least) over its own
+    findings (value, right, in a clean file, file, family): every family keeps within its budgets."""
+    return max(cut([r[:4] for r in rated if r[4] == fam], name, family) for fam, family in families.items())
 
 
 def _cutoff(rated: list[tuple[float, bool, bool, str]], name: str, family: Family) -> float:
@@ -381,8 +385,11 @@ class HabitBelief:
         return sum(self.weights.get(k, 0.0) * v for k, v in habit_features(evidence).items())
 
     def confidence(self, evidence: Evidence) -> float:
-        """The precision measured at the break's belief (0 below the curve's first knot, flat past the end)."""
-        i = bisect.bisect_right([k[0] for k in self.curve], self.belief(evidence))
+        return self.precision(self.belief(evidence))
+
+    def precision(self, belief: float) -> float:
+        """The precision measured at `belief` (0 below the curve's first knot, flat past the end)."""
+        i = bisect.bisect_right([k[0] for k in self.curve], belief)
         return self.curve[i - 1][1] if i else 0.0
 
     def least_belief(self, confidence: float) -> float:
@@ -412,11 +419,8 @@ def fit_habits(breaks: list[tuple[Evidence, bool, bool, str, str]], families: di
     names = sorted({k for r in rows for k in r})
     X = np.array([[r.get(n, 0.0) for n in names] for r in rows], float)
     w = _logistic(X, np.array([ok for _, ok, *_ in breaks], float), L2)
-    weights = {n: round(float(v), 6) for n, v in zip(names, w)}
-    beliefs = [sum(weights.get(k, 0.0) * v for k, v in r.items()) for r in rows]
-    curve = _curve([(b, x[1]) for b, x in zip(beliefs, breaks) if x[4] == measured_on])
-    rated = [(b, ok, clean, file, family) for b, (_, ok, clean, file, family) in zip(beliefs, breaks)]
-    cutoffs = {name: max(_least([r[:4] for r in rated if r[4] == fam], name, family)
-                         for fam, family in families.items())
-               for name in SENSITIVITIES}
-    return HabitBelief(weights, curve, cutoffs)
+    blank = HabitBelief({n: round(float(v), 6) for n, v in zip(names, w)}, (), {})
+    rated = [(blank.belief(e), ok, clean, file, family) for e, ok, clean, file, family in breaks]
+    curve = _curve([(b, ok) for b, ok, *_, family in rated if family == measured_on])
+    return HabitBelief(blank.weights, curve,
+                       {name: _strictest(rated, families, name, _least) for name in SENSITIVITIES})

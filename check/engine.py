@@ -19,7 +19,7 @@ from functools import cached_property
 from parsing.java import BOM, same_tokens, tokenize
 from parsing.schemes import Scheme, gap_symbol
 from ranker.explain import line_col
-from ranker.habits import NONE, HabitCounts, habits
+from ranker.habits import NONE, habits
 from ranker.rank import UNWALKED, RankedFile, Style, rank_text, walk_text
 from ranker.repairs import codrep_edit
 from ranker.score import Scorer
@@ -124,7 +124,6 @@ class _Context:
         self.folder, self.parsed, self.habits = style.folder, style.parsed, style.habits
         self.walked = walked   # the C++ walk of the text (without its BOM) the first ranking took, if any
         self._walked = None
-        self._own_habits = None
 
     def _walk(self):
         if self._walked is None:
@@ -132,12 +131,13 @@ class _Context:
             from ranker.walk import StyleWalk
             walk = StyleWalk(self.scheme, self.text, parsed=self.parsed, walked=self.walked)   # the ranking's
             self.walked = None
-            self._walked = walk.symbols(), walk.gap_indents(), walk.unit, narrow_keys(walk.ids), walk.gap_texts()
+            self._walked = FileGaps(walk.gap_texts(), walk.symbols(), walk.gap_indents(), walk.unit,
+                                    narrow_keys(walk.ids))
         return self._walked
 
     def indent(self, gap: int) -> str:
         """The indentation of the line the ranking's gap `gap` starts on."""
-        return self._walk()[1][max(gap - self.bom, 0)]
+        return self._walk().indents[max(gap - self.bom, 0)]
 
     def gaps(self, ranked_gaps: int) -> int:
         """The file's gaps as the walk counts them, from the ranking's count."""
@@ -149,11 +149,12 @@ class _Context:
         symbol, else of the whitespace habit it changes (what trails a line, tabs in the indentation,
         whitespace on blank lines, line endings: ranker/habits.py), in the repository's other files and in
         the file."""
-        syms, indents, unit, keys, texts = self._walk()
+        walked = self._walk()
+        syms, keys = walked.symbols, walked.keys
         gap -= self.bom
-        fixed_symbol = gap_symbol(repaired, indents[gap], unit)
+        fixed_symbol = gap_symbol(repaired, walked.indents[gap], walked.unit)
         if fixed_symbol == syms[2 * gap]:
-            return replace(evidence, **self._habit_counts(texts, gap, repaired, unit), gaps=len(keys))
+            return replace(evidence, **self._habit_counts(walked, gap, repaired), gaps=len(keys))
         from ranker.cache import narrow_key
         before = syms[2 * gap - 1] if gap > 0 else "|"
         after = syms[2 * gap + 1] if 2 * gap + 1 < len(syms) else "|"
@@ -169,20 +170,17 @@ class _Context:
     def breaks(self) -> list[Break]:
         """The gaps of the file's original text that break a habit of the repository (the walk's indices)."""
         from ranker.cache import narrow_keys_of
-        syms, indents, unit, keys, texts = self._walk()
         repo = self.folder.narrow_counts if self.folder is not None else (lambda keys: keys * 0)
-        return breaks(FileGaps(texts, syms, indents, unit, keys), self.habits, repo, narrow_keys_of)
+        return breaks(self._walk(), self.habits, repo, narrow_keys_of)
 
-    def _habit_counts(self, texts, gap: int, repaired: str, unit: str | None) -> dict[str, int]:
+    def _habit_counts(self, walked: FileGaps, gap: int, repaired: str) -> dict[str, int]:
         """The counts of the first habit whose value the repair changes (none: zeros)."""
-        observed_values, repaired_values = habits(texts[gap], unit), habits(repaired, unit)
+        observed_values, repaired_values = habits(walked.texts[gap], walked.unit), habits(repaired, walked.unit)
         changed = [j for j, (o, r) in enumerate(zip(observed_values, repaired_values)) if o != r and NONE not in (o, r)]
         if not changed:
             return dict(repo_observed=0, repo_repaired=0, file_observed=0, file_repaired=0)
         j = changed[0]
-        if self._own_habits is None:
-            self._own_habits = HabitCounts.of(texts, unit).counts
-        own = self._own_habits[j]
+        own = walked.own_habits[j]
         repo = self.habits.counts[j] if self.habits is not None else (0.0,) * len(own)
         o, r = observed_values[j], repaired_values[j]
         return dict(repo_observed=int(repo[o]), repo_repaired=int(repo[r]), file_observed=int(own[o]) - 1,
@@ -249,17 +247,18 @@ def _habit_findings(text: str, path: str, edits: _Edits, context: _Context, cfg:
                             gaps=context.gaps(len(edits.gap_texts)), other_edit=True, habit=b.habit,
                             breaks=len(found) - 1)
         believed = calibration.habits
-        if (believed.belief(evidence) if believed is not None else 0.0) < cfg.habit_least:
+        belief = believed.belief(evidence) if believed is not None else 0.0
+        if belief < cfg.habit_least:
             continue
-        confidence = believed.confidence(evidence) if believed is not None else 0.0
+        confidence = believed.precision(belief) if believed is not None else 0.0
         start = edits.gap_starts[gap]
         if not same_tokens(text, start, start + len(b.observed), b.repaired, edits.token_texts()):
             continue
         rule, message = describe(b.observed, b.repaired, before, after, "the repository")
         offset = start + min(len(os.path.commonprefix([b.observed, b.repaired])), len(b.observed)) + 1
         line, column = line_col(text, offset)
-        repaired = _LONE_LF.sub("\r\n", b.repaired) if "\r\n" in b.observed else b.repaired
-        out.append(Finding(path, line, column, offset, rule, message, confidence, 0.0, start, b.observed, repaired,
+        # (a break's repair keeps the gap's own line breaks: CRLF stays CRLF)
+        out.append(Finding(path, line, column, offset, rule, message, confidence, 0.0, start, b.observed, b.repaired,
                            evidence))
     return sorted(out, key=lambda f: -f.confidence)
 

@@ -101,9 +101,7 @@ def narrow_keys(ids: np.ndarray) -> np.ndarray:
 
 def narrow_key(before: str, gap: str, after: str) -> int:
     """The `narrow_keys` key of gap symbol `gap` between token symbols `before` and `after` ('|': an end)."""
-    ids = np.array([_intern(gap), PAD if before == "|" else _intern(before), _intern(gap),
-                    PAD if after == "|" else _intern(after), _intern(gap)], dtype=np.int64)
-    return int(narrow_keys(ids)[1])
+    return int(narrow_keys_of([(before, gap, after)])[0])
 
 
 def narrow_keys_of(triples: list[tuple[str, str, str]]) -> np.ndarray:
@@ -184,7 +182,7 @@ class StyleCounts:
 
     def narrow_count(self, key: int) -> int:
         """How often the `narrow_key` `key` occurs in the streams added with add_narrow."""
-        return int(self.narrow_table().get(np.array([key], dtype=np.int64))[0])
+        return int(self.narrow_counts(np.array([key], dtype=np.int64))[0])
 
     def narrow_counts(self, keys: np.ndarray) -> np.ndarray:
         """How often each of `narrow_key`s `keys` occurs in the streams added with add_narrow."""

@@ -145,3 +145,10 @@ def test_the_engine_reports_a_believed_break_where_it_is(tmp_path, tiny_model, h
     if reported:
         assert found[0].offset == text.index("{ \n") + 2 == found[0].start + 1   # the trailing space itself
         assert (found[0].line, found[0].column) == (8, 22)   # line 8: "        if (a1 > 0) { "
+
+
+def test_a_break_in_a_crlf_file_keeps_its_line_endings(tmp_path):
+    text = _text("        if (a1 > 0) { ").replace("\n", "\r\n")
+    found = _breaks(tmp_path, text)
+    assert [(b.habit, b.observed, b.repaired) for b in found] == \
+        [("trailing", " \r\n            ", "\r\n            ")]
