@@ -13,10 +13,14 @@ where they write the repair often:
 - `mixed-indent`: a tab in a space-indented file, a space before a tab in a tab-indented one, the line
   re-indented in the file's unit;
 - `spacing`: the gap symbol of a gap on a line (parsing/symbols.py) between the same two kinds of tokens,
-  against the one the repository writes most there of one space and none (`if(`, `x ;`, a run of spaces).
+  against the one the repository writes most there of one space and none (`if(`, `x ;`, a run of spaces);
+- `indentation`: a line that starts a statement (or closes a block, or is a `case` label) indented from its
+  block's header otherwise than the file indents the other lines of its kind (check/structure.py), when
+  the repository writes the repair's gap symbol between the same two kinds of tokens far more often (a line
+  one level too deep, a `}` that does not line up).
 
 Tried and left out (docs/calibration.md, "Habit breaks"): a line's indentation against the repository's
-indentation symbols, a bare blank line where the repository indents its blank lines, and the file's end
+indentation symbols alone (without the structure), a bare blank line where the repository indents its blank lines, and the file's end
 without a line break against how the repository's files end.
 
 Pure: from a file's walk (gap texts and symbols, indentations, unit, narrow keys) and the repository's
@@ -34,7 +38,9 @@ from parsing.symbols import gap_symbol
 from ranker.habits import VARIABLES, HabitCounts, habit_values, habits
 from ranker.repairs import retab
 
-HABITS = ("trailing", "blank-line", "mixed-indent", "spacing")
+from .structure import expected_indent, off_habit
+
+HABITS = ("trailing", "blank-line", "mixed-indent", "spacing", "indentation")
 # A candidate break: the repository writes the repair at least MIN_SEEN times in the same place, and the gap
 # as it is in at most MAX_SHARE of them (the belief then weighs how far; this only keeps the list short).
 MIN_SEEN = 5
@@ -62,13 +68,15 @@ class Break:
 
 @dataclass(frozen=True)
 class FileGaps:
-    """What the breaks are found in: a file's gap texts, its 2n+1 symbols (gaps at even places), each gap's
-    line indentation, its unit and the narrow key of each gap (ranker/cache.py)."""
+    """What the breaks are found in: a file's gap texts, its 2n+1 symbols (gaps at even places) and their ids
+    (ranker/symbols.py's), each gap's line indentation, its unit and the narrow key of each gap
+    (ranker/cache.py)."""
     texts: tuple[str, ...]
     symbols: list[str]
     indents: list[str]
     unit: str | None
     keys: object             # numpy int64 array, one per gap
+    ids: object = None       # the symbols' ids (None: no indentation breaks)
 
     @cached_property
     def habit_values(self) -> array:
@@ -129,7 +137,30 @@ def breaks(walked: FileGaps, repo_habits: HabitCounts | None, repo_counts, keys_
             o = max(o - own_observed, 0)
             if _kept(o, n):
                 found[gap] = Break(gap, texts[gap], repaired, "spacing", o, n, own_observed - 1, own)
+    if walked.ids is not None:
+        for b in _indentation_breaks(walked, values[:-1, 0] >= 0, repo_counts, keys_of, keys):
+            found.setdefault(b.gap, b)
     return [found[g] for g in sorted(found)]
+
+
+def _indentation_breaks(walked: FileGaps, starts_line, repo_counts, keys_of, keys) -> list[Break]:
+    """The statement lines indented otherwise than the file's habit for their kind (check/structure.py) whose
+    re-indented gap symbol the repository keeps to between the same two kinds of tokens. Left to the
+    mixed-indent habit: a line, or its block's header, that mixes tabs and spaces."""
+    texts, syms, unit = walked.texts, walked.symbols, walked.unit
+    lines = []
+    for line, offset, at_habit, at_own in off_habit(walked.ids, texts, starts_line, MIN_SEEN):
+        if line.gap == 0 or at_own - 1 > MAX_OWN or mixed(line.indent, unit or " ") or mixed(line.base, unit or " "):
+            continue
+        repaired = texts[line.gap][:len(texts[line.gap]) - len(line.indent)] + expected_indent(line.base, offset, unit)
+        lines.append((line.gap, repaired, at_habit, at_own - 1))
+    if not lines:
+        return []
+    alternative = keys_of([(syms[2 * g - 1], gap_symbol(r, walked.indents[g], unit), syms[2 * g + 1])
+                           for g, r, _, _ in lines])
+    seen, observed = repo_counts(alternative), repo_counts(keys[[g for g, *_ in lines]])
+    return [Break(g, texts[g], r, "indentation", int(o), int(n), own_observed, at_habit)
+            for (g, r, at_habit, own_observed), n, o in zip(lines, seen.tolist(), observed.tolist()) if _kept(o, n)]
 
 
 def _habit_break(gap: int, text: str, unit: str | None, own, repo: HabitCounts | None, likelier) -> Break | None:

@@ -132,7 +132,7 @@ class _Context:
             walk = StyleWalk(self.scheme, self.text, parsed=self.parsed, walked=self.walked)   # the ranking's
             self.walked = None
             self._walked = FileGaps(walk.gap_texts(), walk.symbols(), walk.gap_indents(), walk.unit,
-                                    narrow_keys(walk.ids))
+                                    narrow_keys(walk.ids), walk.ids)
         return self._walked
 
     def indent(self, gap: int) -> str:

@@ -115,18 +115,23 @@ ENTRIES = (
         "eclipse); the JDK's continuation lines with a space after the indentation's tabs."),
     RuleDoc(
         "indent",
-        "A line indented by a different amount than the repository's unit and the code around it ask for.",
+        "A line indented by a different amount than the repository's unit and the code around it ask for; in "
+        "particular a line that starts a statement (or closes a block, or is a `case` label) indented from its "
+        "block's header otherwise than the file indents its other lines of that kind (check/structure.py: a "
+        "line one level too deep, a `}` that does not line up), where the repository writes the repaired line "
+        "between the same two kinds of tokens far more often.",
         "Indentation is how a reader sees the block structure; one line off misleads about where a block "
         "ends.",
         Example("\n      ", "\n        ", ";", "return",
                 _java("        count += step;\n      return count;\n")),
         "For continuation lines and hand-aligned code the repository writes alike elsewhere; inside "
         "`@formatter:off` regions (the JDK's aligned tables). A continuation line is never flattened to its "
-        "statement's indentation (check/safety.py). The repairs tried are the line's own level, a unit deeper "
-        "or shallower, two deeper, and the indentation written in the file's unit; at the default sensitivity "
-        "such a finding is still rare (docs/realslips.md).",
+        "statement's indentation (check/safety.py). The structure judges no continuation, array element or "
+        "comment, no line whose indentation (or its header's) mixes tabs and spaces (`tab` reports those), and "
+        "no kind of line the file writes at no one offset 5 times or more.",
         "Continuation lines aligned by hand under an opening parenthesis (`addEOS (tmpRoot,` under `addChar(`) "
-        "in a repository that rarely does it.",
+        "in a repository that rarely does it; a block a file leaves flat on purpose (a labelled "
+        "`JDK: while (true) {` whose body sits at the label's level).",
         reported=None,
         group="lines"),
     RuleDoc(

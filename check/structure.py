@@ -1,0 +1,187 @@
+"""The indentation a file's structure implies for the lines that start a statement, and the lines that stray
+from it.
+
+A statement's line is indented from its block's **base**, the indentation of the line that starts the
+statement opening the block (the `if (x) {` line; with the brace on a line of its own, the `if (x)` line;
+for an annotated method, its annotation's line), or for a block inside parentheses (a lambda's, an anonymous
+class's) the indentation of the line its `{` is on; a body without braces, from the line of its `if`,
+`for`, `while`, `else` or `do`. How far is each file's own habit, per kind of line: a statement (one unit,
+in most files), a block's closing `}` (none), a `case` label (none, or one unit), a statement after one
+(one unit, or two) and a body without braces (one unit). A line whose offset is not its kind's habit in
+the file is a candidate break: a line indented one level too deep, a `}` that does not line up with its
+statement.
+
+Only these lines are judged: a continuation, an array initializer's elements, a comment, what follows a
+qualified label (`case A.B:`) and the lines of a block opened inside parentheses at the end of a
+continuation line (`.post(x, new Callback() {`, indented from that line or from the statement's, as
+repositories differ) are not: their indentation is alignment and taste. Pure: from a walk's symbol ids
+(ranker/symbols.py's), gap texts and unit, with numpy; every line's base is its header's indentation as
+written, so a block shifted together with its header is one break, not one per line.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from parsing.offsets import LINE_BREAK
+from parsing.style import columns
+from ranker.repairs import retab
+from ranker.symbols import intern
+
+KINDS = ("statement", "close", "label", "after-label", "body")
+_COMMENTS = ("LINECOMMENT", "BLOCKCOMMENT", "JAVADOC")
+_ENDS = (";", "{", "}")
+_NOT_BLOCK = ("=", "]", ",", "(")   # a `{` after one opens an array initializer or an annotation's value
+
+
+@dataclass(frozen=True)
+class StatementLine:
+    """A line that starts a statement: the gap before its first token (the walk's index, 0 = before the
+    first token), its kind (one of KINDS), its indentation, its block's base and its offset from the base in
+    columns."""
+    gap: int
+    kind: str
+    indent: str
+    base: str
+    offset: int
+
+
+def _any(tok, *names):
+    """Where the ids `tok` are one of the symbols `names`."""
+    out = tok == intern(names[0])
+    for name in names[1:]:
+        out |= tok == intern(name)
+    return out
+
+
+def _structure(ids, starts_line):
+    """(each statement line's first token, its kind's index in KINDS, the first token of its base's line)."""
+    tok = np.asarray(ids, dtype=np.int64)[1::2]
+    n = len(tok)
+    if n == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
+    opens, closes = tok == intern("{"), tok == intern("}")
+    parens = _any(tok, "(", "[").astype(np.int64) - _any(tok, ")", "]")
+    step = opens.astype(np.int64) - closes
+    depth = np.cumsum(step) - step            # braces open before each token
+    pdepth = np.cumsum(parens) - parens       # parentheses and brackets open before each token
+    comment = _any(tok, *_COMMENTS)
+    index = np.arange(n)
+    last_code = np.maximum.accumulate(np.where(~comment, index, -1))
+    prev = np.concatenate(([-1], last_code[:-1]))                 # the previous token that is not a comment
+    prev_tok = np.where(prev >= 0, tok[np.maximum(prev, 0)], -1)
+    starts = np.asarray(starts_line, dtype=bool)[:n] & ~comment
+    line_of = np.maximum.accumulate(np.where(starts | (index == 0), index, 0))   # each token's line's first token
+    block = opens & ~_any(prev_tok, *_NOT_BLOCK)
+    # after a label's `:` (`case X:`, `default:`): the `:` two tokens after `case`, or right after `default`
+    colon = prev_tok == intern(":")
+
+    def back(k: int):   # the token k before each token's previous one
+        return np.where(prev - k >= 0, tok[np.maximum(prev - k, 0)], -1)
+    after_label = colon & ((back(2) == intern("case")) | (back(1) == intern("default")))
+    # an unbraced body: after the `)` of an `if`, `for` or `while` head, or after `else` or `do`
+    body = starts & _any(prev_tok, "else", "do") & (tok != intern("if"))   # `else` then `if`: a chain
+    keyword_at = np.where(body, prev, -1)          # the keyword whose body it is
+    closing = starts & (prev_tok == intern(")"))
+    if closing.any():
+        shut = prev[closing]                       # the `)` before each such line
+        level = pdepth[shut] - 1                   # its `(` is one level out
+        opened = np.nonzero(tok == intern("("))[0]
+        heads_of = np.full(len(shut), -1)
+        for lv in np.unique(level):
+            at = opened[pdepth[opened] == lv]
+            which = level == lv
+            k = np.searchsorted(at, shut[which]) - 1
+            heads_of[np.nonzero(which)[0][k >= 0]] = at[k[k >= 0]]
+        keyword = np.where(heads_of > 0, tok[np.maximum(heads_of - 1, 0)], -1)
+        controls = _any(keyword, "if", "for", "while")
+        body[np.nonzero(closing)[0][controls]] = True
+        keyword_at[np.nonzero(closing)[0][controls]] = heads_of[controls] - 1
+    candidate = starts & (_any(prev_tok, *_ENDS) | closes | after_label | (prev < 0) | body)
+
+    # the enclosing `{` of each token, level by level: the last `{` before it one level out
+    enclosing = np.full(n, -1)
+    for level in range(1, int(depth.max()) + 1):
+        at = np.nonzero(opens & (depth == level - 1))[0]
+        these = np.nonzero(depth == level)[0]
+        k = np.searchsorted(at, these) - 1
+        enclosing[these[k >= 0]] = at[k[k >= 0]]
+    inside = enclosing >= 0
+    safe = np.maximum(enclosing, 0)
+    kept = candidate & inside & block[safe] & (pdepth == pdepth[safe])
+    # each block's header line: the last statement line at the block's own level (a line of a candidate
+    # at level 0 counts too), or, inside parentheses, the line its `{` is on
+    header = line_of.copy()
+    heads = kept | (candidate & ~inside & (pdepth == 0))   # not a `for` head's clause after its `;`
+    for level in np.unique(depth[block]):
+        at = np.nonzero(heads & (depth == level))[0]
+        these = np.nonzero(block & (depth == level))[0]
+        k = np.searchsorted(at, these, side="right") - 1
+        ok = k >= 0
+        own_level = pdepth[these] == np.where(inside[these], pdepth[safe[these]], 0)
+        header[these[ok & own_level]] = at[k[ok & own_level]]
+    # a block inside parentheses whose `{` ends a continuation line: repositories indent its lines from that
+    # line or from the statement's line; not judged
+    in_parens = block & (pdepth != np.where(inside, pdepth[safe], 0))
+    kept &= ~(in_parens & ~heads[line_of])[safe]
+
+    label = _any(tok, "case", "default") & kept
+    in_switch = np.zeros(n, dtype=bool)   # a block holding a label: its statements follow one
+    in_switch[enclosing[label]] = True
+    lines = np.nonzero(kept)[0]
+    kinds = np.where(closes[lines], KINDS.index("close"), np.where(label[lines], KINDS.index("label"), np.where(
+        in_switch[enclosing[lines]], KINDS.index("after-label"), KINDS.index("statement"))))
+    bases = header[enclosing[lines]]
+    is_body = body[lines]
+    kinds[is_body] = KINDS.index("body")
+    bases[is_body] = line_of[keyword_at[lines[is_body]]]
+    return lines, kinds, bases
+
+
+@lru_cache(maxsize=1 << 14)
+def _indent(gap: str) -> tuple[str, int]:
+    """A line-starting gap's indentation and its columns."""
+    last = LINE_BREAK.split(gap)[-1]
+    return last, columns(last)
+
+
+def statement_lines(ids, gap_texts, starts_line) -> list[StatementLine]:
+    """The statement lines of a file: `ids` its 2n+1 symbols' ids (gaps at even places), `gap_texts` its
+    n+1 gap texts, `starts_line` whether each of its n tokens starts a line (numpy bool)."""
+    lines, kinds, bases = _structure(ids, starts_line)
+    out = []
+    for i, k, b in zip(lines.tolist(), kinds.tolist(), bases.tolist()):
+        own, base = _indent(gap_texts[i]), (_indent(gap_texts[b]) if b > 0 else ("", 0))
+        out.append(StatementLine(i, KINDS[k], own[0], base[0], own[1] - base[1]))
+    return out
+
+
+def off_habit(ids, gap_texts, starts_line, least: int):
+    """The statement lines whose offset is not the one the file writes most for their kind, when it writes that
+    one at least `least` times: (line, that offset, how many lines of the kind are at it, how many at the line's)."""
+    lines, kinds, bases = _structure(ids, starts_line)
+    if not len(lines):
+        return []
+    own = [_indent(gap_texts[i])[1] for i in lines.tolist()]
+    base = [_indent(gap_texts[b])[1] if b > 0 else 0 for b in bases.tolist()]
+    offsets = np.asarray(own, dtype=np.int64) - np.asarray(base, dtype=np.int64)
+    out = []
+    for k in np.unique(kinds).tolist():
+        these = kinds == k
+        values, counts = np.unique(offsets[these], return_counts=True)
+        best = int(np.argmax(counts))
+        if counts[best] < least:
+            continue
+        for j in np.nonzero(these & (offsets != values[best]))[0].tolist():
+            i, b = int(lines[j]), int(bases[j])
+            at = int(counts[np.searchsorted(values, offsets[j])])
+            out.append((StatementLine(i, KINDS[k], _indent(gap_texts[i])[0], _indent(gap_texts[b])[0] if b > 0 else "",
+                                      int(offsets[j])), int(values[best]), int(counts[best]), at))
+    return out
+
+
+def expected_indent(base: str, offset: int, unit: str | None) -> str:
+    """The indentation `offset` columns from `base`, written in the file's unit."""
+    return retab(" " * max(columns(base) + offset, 0), unit if unit else " ")

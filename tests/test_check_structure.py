@@ -1,0 +1,99 @@
+"""The indentation a file's structure implies (check/structure.py): which lines start a statement, how far
+each is from its block's header, and the lines the file indents otherwise than its habit."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from check.structure import expected_indent, off_habit, statement_lines
+
+
+def _walk(text: str):
+    from parsing.offsets import has_line_break
+    from parsing.schemes import get_scheme
+    from ranker.walk import StyleWalk
+    walk = StyleWalk(get_scheme("kind-units"), text)
+    texts = walk.gap_texts()
+    return walk.ids, texts, np.array([has_line_break(g) for g in texts[:-1]], dtype=bool), walk.unit
+
+
+def _lines(text: str) -> dict[str, tuple[str, int]]:
+    """The statement lines, named by their text: (kind, offset)."""
+    from parsing.java import tokenize
+    ids, texts, starts, _ = _walk(text)
+    begins = tokenize(text).starts
+    rows = text.splitlines()
+    return {rows[text[:begins[line.gap]].count("\n")].strip(): (line.kind, line.offset)
+            for line in statement_lines(ids, texts, starts)}
+
+
+@pytest.mark.parametrize("text, line, kind, offset", [
+    ("class A {\n    void f() {\n        a();\n    }\n}\n", "a();", "statement", 4),
+    ("class A {\n    void f() {\n        a();\n    }\n}\n", "}", "close", 0),
+    ("class A {\n  void f() {\n      a();\n  }\n}\n", "a();", "statement", 4),              # 2 spaces, one line off
+    ("class A {\n\tvoid f() {\n\t\ta();\n\t}\n}\n", "a();", "statement", 4),                # a tab is 4 columns
+    ("class A {\n    void f()\n    {\n        a();\n    }\n}\n", "a();", "statement", 4),  # Allman braces
+    ("class A {\n    void f() {\n        if (x)\n            a();\n    }\n}\n", "a();", "body", 4),
+    ("class A {\n    void f() {\n        switch (x) {\n        case 1:\n            a();\n        }\n    }\n}\n",
+     "case 1:", "label", 0),
+    ("class A {\n    void f() {\n        switch (x) {\n        case 1:\n            a();\n        }\n    }\n}\n",
+     "a();", "after-label", 4),
+    ("class A {\n    void f() {\n        g(x -> {\n                a();\n        });\n    }\n}\n", "a();", "statement", 8),
+    ("class A {\n    @Deprecated\n    void f() {\n        a();\n    }\n}\n", "a();", "statement", 4),
+    ("class A {\n    void f() {\n        for (a();\n                b(); ) {\n            c();\n        }\n    }\n}\n",
+     "c();", "statement", 4),                                                        # a head's clause on its own line
+])
+def test_a_statement_line_is_measured_from_its_block_header(text, line, kind, offset):
+    assert _lines(text)[line] == (kind, offset)
+
+
+@pytest.mark.parametrize("text, line", [
+    ("class A {\n    int[] a = {\n        1,\n        2\n    };\n}\n", "1,"),              # an array's elements
+    ("class A {\n    void f() {\n        a(1,\n              2);\n    }\n}\n", "2);"),      # a continuation
+    ("class A {\n    void f() {\n        // a comment\n        a();\n    }\n}\n", "// a comment"),
+    ("class A {\n    void f() {\n        g()\n            .h(new R() {\n        void run() {}\n    });\n    }\n}\n",
+     "void run() {}"),                                  # a block opened on a continuation line: taste
+])
+def test_alignment_and_continuations_are_not_judged(text, line):
+    assert line not in _lines(text)
+
+
+def _method(statements: list[str], unit: str = "    ") -> str:
+    return "class A {\n" + unit + "void f() {\n" + "".join(s + "\n" for s in statements) + unit + "}\n}\n"
+
+
+def test_a_line_off_the_files_habit_is_found_with_the_offset_of_the_habit():
+    lines = ["        a%d();" % i for i in range(8)]
+    lines[3] = "            a3();"   # one level too deep
+    ids, texts, starts, unit = _walk(_method(lines))
+    found = off_habit(ids, texts, starts, 5)
+    assert [(line.kind, line.offset, habit) for line, habit, _, _ in found] == [("statement", 8, 4)]
+    line = found[0][0]
+    assert expected_indent(line.base, 4, unit) == "        "
+
+
+def test_a_habit_seen_too_rarely_is_no_habit():
+    ids, texts, starts, _ = _walk(_method(["        a();", "            b();"]))
+    assert off_habit(ids, texts, starts, 5) == []
+
+
+@st.composite
+def _blocks(draw, depth=0):
+    """Statements and nested blocks, as lines of (level, text)."""
+    out = []
+    for i in range(draw(st.integers(1, 4))):
+        if depth < 3 and draw(st.booleans()):
+            out.append((0, f"if (x{i}) {{"))
+            out += [(level + 1, text) for level, text in draw(_blocks(depth + 1))]
+            out.append((0, "}"))
+        else:
+            out.append((0, f"a{i}();"))
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(_blocks(), st.sampled_from(["  ", "    ", "\t"]))
+def test_a_file_indented_by_its_structure_has_no_line_off_its_habit(body, unit):
+    text = "class A {\n" + unit + "void f() {\n" + "".join(unit * (level + 2) + t + "\n" for level, t in body) + \
+        unit + "}\n}\n"
+    ids, texts, starts, _ = _walk(text)
+    assert off_habit(ids, texts, starts, 1) == []
