@@ -97,3 +97,20 @@ def test_a_file_indented_by_its_structure_has_no_line_off_its_habit(body, unit):
         unit + "}\n}\n"
     ids, texts, starts, _ = _walk(text)
     assert off_habit(ids, texts, starts, 1) == []
+
+
+_PIECES = ["{", "}", "(", ")", "[", "]", ";", ":", "if", "else", "do", "for", "case", "default", "x", "=", ",",
+           "// c\n", "\n", "\n    ", "\n\t", " "]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=60))
+def test_any_token_soup_gives_lines_within_the_file(pieces):
+    # unbalanced braces and parentheses, labels anywhere: the walk may hold error tokens, and nothing breaks
+    text = " ".join(pieces)
+    ids, texts, starts, unit = _walk(text)
+    lines = statement_lines(ids, texts, starts)
+    assert all(0 <= line.gap < len(texts) and line.kind in ("statement", "close", "label", "after-label", "body")
+               for line in lines)
+    for line, offset, at_habit, at_own in off_habit(ids, texts, starts, 1):
+        assert line.offset != offset and at_habit >= at_own >= 1
