@@ -48,11 +48,53 @@ class StatementLine:
     offset: int
 
 
-def _any(tok, *names):
-    """Where the ids `tok` are one of the symbols `names`."""
-    out = tok == intern(names[0])
+# The symbols the structure reads, each a small code (0: any other), looked up in one table of every id
+_SYMBOLS = ("{", "}", "(", "[", ")", "]", ";", ":", "=", ",", "else", "do", "if", "for", "while", "case",
+            "default", *_COMMENTS)
+_CODE = {s: i + 1 for i, s in enumerate(_SYMBOLS)}
+_table = np.zeros(0, np.uint8)
+
+
+def _codes(tok: np.ndarray) -> np.ndarray:
+    """Each id's code in _SYMBOLS (the table grows with the ids interned so far)."""
+    global _table
+    if len(tok) and tok.max() >= len(_table):
+        table = np.zeros(int(tok.max()) + 1 + 1024, np.uint8)
+        for symbol, code in _CODE.items():
+            at = intern(symbol)
+            if at < len(table):
+                table[at] = code
+        _table = table
+    return _table[tok]
+
+
+def _is(code, *names):
+    """Where the codes `code` are one of the symbols `names`."""
+    out = code == _CODE[names[0]]
     for name in names[1:]:
-        out |= tok == intern(name)
+        out |= code == _CODE[name]
+    return out
+
+
+def _last_before(targets, target_level, queries, query_level, inclusive: bool = False):
+    """For each query position, the last target position before it (or at it, `inclusive`) of the same level;
+    -1 where none. (One sort of both, by level then position, instead of a pass per level.)"""
+    if not len(queries):
+        return np.zeros(0, np.int64)
+    position = np.concatenate([targets, queries])
+    level = np.concatenate([target_level, query_level])
+    # a target sorts before a query at the same position when inclusive, after it otherwise
+    is_query = np.concatenate([np.zeros(len(targets), bool), np.ones(len(queries), bool)])
+    order = np.lexsort((is_query if inclusive else ~is_query, position, level))
+    ranked_target = np.where(is_query[order], -1, np.arange(len(order)))
+    last = np.maximum.accumulate(ranked_target)
+    found = np.full(len(order), -1)
+    ok = last >= 0
+    found[ok] = order[last[ok]]
+    found[ok] = np.where(level[found[ok]] == level[order[ok]], found[ok], -1)   # not from a level below
+    out = np.empty(len(queries), np.int64)
+    mine = is_query[order]
+    out[order[mine] - len(targets)] = np.where(found[mine] >= 0, position[np.maximum(found[mine], 0)], -1)
     return out
 
 
@@ -62,52 +104,44 @@ def _structure(ids, starts_line):
     n = len(tok)
     if n == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
-    opens, closes = tok == intern("{"), tok == intern("}")
-    parens = _any(tok, "(", "[").astype(np.int64) - _any(tok, ")", "]")
+    code = _codes(tok)
+    opens, closes = code == _CODE["{"], code == _CODE["}"]
+    parens = _is(code, "(", "[").astype(np.int64) - _is(code, ")", "]")
     step = opens.astype(np.int64) - closes
     depth = np.cumsum(step) - step            # braces open before each token
     pdepth = np.cumsum(parens) - parens       # parentheses and brackets open before each token
-    comment = _any(tok, *_COMMENTS)
+    comment = code >= _CODE[_COMMENTS[0]]
     index = np.arange(n)
     last_code = np.maximum.accumulate(np.where(~comment, index, -1))
     prev = np.concatenate(([-1], last_code[:-1]))                 # the previous token that is not a comment
-    prev_tok = np.where(prev >= 0, tok[np.maximum(prev, 0)], -1)
+    prev_code = np.where(prev >= 0, code[np.maximum(prev, 0)], 0)
     starts = np.asarray(starts_line, dtype=bool)[:n] & ~comment
     line_of = np.maximum.accumulate(np.where(starts | (index == 0), index, 0))   # each token's line's first token
-    block = opens & ~_any(prev_tok, *_NOT_BLOCK)
+    block = opens & ~_is(prev_code, *_NOT_BLOCK)
     # after a label's `:` (`case X:`, `default:`): the `:` two tokens after `case`, or right after `default`
-    colon = prev_tok == intern(":")
 
-    def back(k: int):   # the token k before each token's previous one
-        return np.where(prev - k >= 0, tok[np.maximum(prev - k, 0)], -1)
-    after_label = colon & ((back(2) == intern("case")) | (back(1) == intern("default")))
+    def back(k: int):   # the code of the token k before each token's previous one
+        return np.where(prev - k >= 0, code[np.maximum(prev - k, 0)], 0)
+    after_label = (prev_code == _CODE[":"]) & ((back(2) == _CODE["case"]) | (back(1) == _CODE["default"]))
     # an unbraced body: after the `)` of an `if`, `for` or `while` head, or after `else` or `do`
-    body = starts & _any(prev_tok, "else", "do") & (tok != intern("if"))   # `else` then `if`: a chain
+    body = starts & _is(prev_code, "else", "do") & (code != _CODE["if"])   # `else` then `if`: a chain
     keyword_at = np.where(body, prev, -1)          # the keyword whose body it is
-    closing = starts & (prev_tok == intern(")"))
-    if closing.any():
-        shut = prev[closing]                       # the `)` before each such line
-        level = pdepth[shut] - 1                   # its `(` is one level out
-        opened = np.nonzero(tok == intern("("))[0]
-        heads_of = np.full(len(shut), -1)
-        for lv in np.unique(level):
-            at = opened[pdepth[opened] == lv]
-            which = level == lv
-            k = np.searchsorted(at, shut[which]) - 1
-            heads_of[np.nonzero(which)[0][k >= 0]] = at[k[k >= 0]]
-        keyword = np.where(heads_of > 0, tok[np.maximum(heads_of - 1, 0)], -1)
-        controls = _any(keyword, "if", "for", "while")
-        body[np.nonzero(closing)[0][controls]] = True
-        keyword_at[np.nonzero(closing)[0][controls]] = heads_of[controls] - 1
-    candidate = starts & (_any(prev_tok, *_ENDS) | closes | after_label | (prev < 0) | body)
+    closing = np.nonzero(starts & (prev_code == _CODE[")"]))[0]
+    if len(closing):
+        shut = prev[closing]                       # the `)` before each such line: its `(` is one level out
+        opened = np.nonzero(code == _CODE["("])[0]
+        head = _last_before(opened, pdepth[opened], shut, pdepth[shut] - 1)
+        keyword = np.where(head > 0, code[np.maximum(head - 1, 0)], 0)
+        controls = _is(keyword, "if", "for", "while")
+        body[closing[controls]] = True
+        keyword_at[closing[controls]] = head[controls] - 1
+    candidate = starts & (_is(prev_code, *_ENDS) | closes | after_label | (prev < 0) | body)
 
-    # the enclosing `{` of each token, level by level: the last `{` before it one level out
+    # the enclosing `{` of the candidates and of the blocks: the last `{` before them one level out
     enclosing = np.full(n, -1)
-    for level in range(1, int(depth.max()) + 1):
-        at = np.nonzero(opens & (depth == level - 1))[0]
-        these = np.nonzero(depth == level)[0]
-        k = np.searchsorted(at, these) - 1
-        enclosing[these[k >= 0]] = at[k[k >= 0]]
+    need = np.nonzero(candidate | block)[0]
+    opened = np.nonzero(opens)[0]
+    enclosing[need] = _last_before(opened, depth[opened] + 1, need, depth[need])
     inside = enclosing >= 0
     safe = np.maximum(enclosing, 0)
     kept = candidate & inside & block[safe] & (pdepth == pdepth[safe])
@@ -115,19 +149,18 @@ def _structure(ids, starts_line):
     # at level 0 counts too), or, inside parentheses, the line its `{` is on
     header = line_of.copy()
     heads = kept | (candidate & ~inside & (pdepth == 0))   # not a `for` head's clause after its `;`
-    for level in np.unique(depth[block]):
-        at = np.nonzero(heads & (depth == level))[0]
-        these = np.nonzero(block & (depth == level))[0]
-        k = np.searchsorted(at, these, side="right") - 1
-        ok = k >= 0
-        own_level = pdepth[these] == np.where(inside[these], pdepth[safe[these]], 0)
-        header[these[ok & own_level]] = at[k[ok & own_level]]
+    blocks = np.nonzero(block)[0]
+    own_level = pdepth[blocks] == np.where(inside[blocks], pdepth[safe[blocks]], 0)
+    at_heads = np.nonzero(heads)[0]
+    found = _last_before(at_heads, depth[at_heads], blocks, depth[blocks], inclusive=True)
+    ok = (found >= 0) & own_level
+    header[blocks[ok]] = found[ok]
     # a block inside parentheses whose `{` ends a continuation line: repositories indent its lines from that
     # line or from the statement's line; not judged
     in_parens = block & (pdepth != np.where(inside, pdepth[safe], 0))
     kept &= ~(in_parens & ~heads[line_of])[safe]
 
-    label = _any(tok, "case", "default") & kept
+    label = _is(code, "case", "default") & kept
     in_switch = np.zeros(n, dtype=bool)   # a block holding a label: its statements follow one
     in_switch[enclosing[label]] = True
     lines = np.nonzero(kept)[0]

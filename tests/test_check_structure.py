@@ -114,3 +114,17 @@ def test_any_token_soup_gives_lines_within_the_file(pieces):
                for line in lines)
     for line, offset, at_habit, at_own in off_habit(ids, texts, starts, 1):
         assert line.offset != offset and at_habit >= at_own >= 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 40), st.integers(-2, 3)), max_size=30, unique_by=lambda t: t[0]),
+       st.lists(st.tuples(st.integers(0, 40), st.integers(-2, 3)), max_size=30), st.booleans())
+def test_the_last_target_before_a_query_at_its_level(targets, queries, inclusive):
+    from check.structure import _last_before
+    targets = sorted(targets)
+    got = _last_before(np.array([p for p, _ in targets], np.int64), np.array([lv for _, lv in targets], np.int64),
+                       np.array([p for p, _ in queries], np.int64), np.array([lv for _, lv in queries], np.int64),
+                       inclusive)
+    want = [max([p for p, lv in targets if lv == ql and (p <= qp if inclusive else p < qp)], default=-1)
+            for qp, ql in queries]
+    assert got.tolist() == want
