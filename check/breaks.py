@@ -20,8 +20,8 @@ where they write the repair often:
   one level too deep, a `}` that does not line up).
 
 Tried and left out (docs/calibration.md, "Habit breaks"): a line's indentation against the repository's
-indentation symbols alone (without the structure), a bare blank line where the repository indents its blank lines, and the file's end
-without a line break against how the repository's files end.
+indentation symbols alone (without the structure), a bare blank line where the repository indents its
+blank lines, and the file's end without a line break against how the repository's files end.
 
 Pure: from a file's walk (gap texts and symbols, indentations, unit, narrow keys) and the repository's
 counts. How far each break is believed is check/calibration.py's (the habit belief, fitted on real slips).
@@ -37,8 +37,6 @@ from parsing.style import mixed
 from parsing.symbols import gap_symbol
 from ranker.habits import VARIABLES, HabitCounts, habit_values, habits
 from ranker.repairs import retab
-
-from .structure import expected_indent, off_habit
 
 HABITS = ("trailing", "blank-line", "mixed-indent", "spacing", "indentation")
 # A candidate break: the repository writes the repair at least MIN_SEEN times in the same place, and the gap
@@ -138,27 +136,32 @@ def breaks(walked: FileGaps, repo_habits: HabitCounts | None, repo_counts, keys_
             if _kept(o, n):
                 found[gap] = Break(gap, texts[gap], repaired, "spacing", o, n, own_observed - 1, own)
     if walked.ids is not None:
-        for b in _indentation_breaks(walked, values[:-1, 0] >= 0, repo_counts, keys_of, keys):
+        def others_count(ks):   # the repository's counts of narrow keys `ks` without the file's own
+            return repo_counts(ks) - np.array([own_keys.get(k, 0) for k in ks.tolist()], dtype=np.int64)
+        for b in _indentation_breaks(walked, values[:-1, 0] >= 0, others_count, keys_of):
             found.setdefault(b.gap, b)
     return [found[g] for g in sorted(found)]
 
 
-def _indentation_breaks(walked: FileGaps, starts_line, repo_counts, keys_of, keys) -> list[Break]:
+def _indentation_breaks(walked: FileGaps, starts_line, others_count, keys_of) -> list[Break]:
     """The statement lines indented otherwise than the file's habit for their kind (check/structure.py) whose
-    re-indented gap symbol the repository keeps to between the same two kinds of tokens. Left to the
-    mixed-indent habit: a line, or its block's header, that mixes tabs and spaces."""
+    re-indented gap symbol the repository's other files (`others_count(keys)`) keep to between the same two
+    kinds of tokens. Left to the mixed-indent habit: a line, or its block's header, that mixes tabs and
+    spaces."""
+    import numpy as np
+    from .structure import expected_indent, off_habit   # numpy: imported once a file is walked
     texts, syms, unit = walked.texts, walked.symbols, walked.unit
     lines = []
     for line, offset, at_habit, at_own in off_habit(walked.ids, texts, starts_line, MIN_SEEN):
         if line.gap == 0 or at_own - 1 > MAX_OWN or mixed(line.indent, unit or " ") or mixed(line.base, unit or " "):
             continue
-        repaired = texts[line.gap][:len(texts[line.gap]) - len(line.indent)] + expected_indent(line.base, offset, unit)
-        lines.append((line.gap, repaired, at_habit, at_own - 1))
+        head = texts[line.gap][:len(texts[line.gap]) - len(line.indent)]
+        lines.append((line.gap, head + expected_indent(line.base, offset, unit), at_habit, at_own - 1))
     if not lines:
         return []
     alternative = keys_of([(syms[2 * g - 1], gap_symbol(r, walked.indents[g], unit), syms[2 * g + 1])
                            for g, r, _, _ in lines])
-    seen, observed = repo_counts(alternative), repo_counts(keys[[g for g, *_ in lines]])
+    seen, observed = others_count(alternative), others_count(np.asarray(walked.keys)[[g for g, *_ in lines]])
     return [Break(g, texts[g], r, "indentation", int(o), int(n), own_observed, at_habit)
             for (g, r, at_habit, own_observed), n, o in zip(lines, seen.tolist(), observed.tolist()) if _kept(o, n)]
 

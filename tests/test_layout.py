@@ -64,6 +64,14 @@ def test_the_cli_convention_imports_nothing_heavy():
     assert out.stdout.strip() == "[]"
 
 
+def test_bin_checks_start_imports_no_numpy():
+    """bin/check's start-up (its command, engine and breaks): numpy comes once a file is walked."""
+    code = ("import sys, check.cli, check.engine, check.breaks; "
+            "print(sorted(m for m in ('numpy', 'kenlm') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.strip() == "[]"
+
+
 def module_name(path) -> str:
     rel = path.relative_to(ROOT).with_suffix("")
     parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
