@@ -167,10 +167,12 @@ def _indentation_breaks(walked: FileGaps, starts_line, others_count, keys_of) ->
 
 
 def _habit_break(gap: int, text: str, unit: str | None, own, repo: HabitCounts | None, likelier) -> Break | None:
-    """The first of trailing whitespace, mixed indentation and whitespace on a blank line that the gap has
-    and the repository keeps from (the repair: the gap without it; a mixed indentation re-written in the
-    file's unit with a tab as wide as the unit or reaching the next 8-column stop, whichever the repository
-    writes more between the same two kinds of tokens: `likelier`)."""
+    """The break of the first of trailing whitespace, mixed indentation and whitespace on a blank line that the
+    gap has and the repository keeps from, with the counts of that habit; its repair mends every one of them
+    the gap has and the repository keeps from, so that one fix leaves none (each its own part of the gap: the
+    old line's end, the new line's indentation, the blank lines between). A mixed indentation is re-written
+    in the file's unit with a tab as wide as the unit or reaching the next 8-column stop, whichever the
+    repository writes more between the same two kinds of tokens (`likelier`)."""
     values = habits(text, unit)
     lines = LINE_BREAK.split(text)
     breaks_ = LINE_BREAK.findall(text)
@@ -178,29 +180,32 @@ def _habit_break(gap: int, text: str, unit: str | None, own, repo: HabitCounts |
     def joined(new: list[str]) -> str:
         return "".join(line + brk for line, brk in zip(new, breaks_)) + new[-1]
 
-    def reindented() -> list[str]:
+    def reindented(new: list[str]) -> list[str]:
         head = text[:len(text) - len(lines[-1])]
         options = [retab(lines[-1], unit)]
         if unit and unit != "\t":
             options.append(" " * _columns(lines[-1], WIDE_TAB))
-        return lines[:-1] + [likelier(gap, [head + o for o in options])[len(head):]]
+        return new[:-1] + [likelier(gap, [head + o for o in options])[len(head):]]
 
-    for habit, j, fixed in (("trailing", 0, lambda: [""] + lines[1:]),
+    first, new = None, list(lines)
+    for habit, j, fixed in (("trailing", 0, lambda new: [""] + new[1:]),
                             ("mixed-indent", 1, reindented),
-                            ("blank-line", 2, lambda: [lines[0]] + [""] * (len(lines) - 2) + [lines[-1]])):
+                            ("blank-line", 2, lambda new: [new[0]] + [""] * (len(new) - 2) + [new[-1]])):
         if values[j] <= 0:   # kept (0) or does not apply (NONE)
             continue
-        new = fixed()
-        repaired = joined(new)
-        if repaired == text or (j == 1 and mixed(new[-1], unit or "")):
+        mended = fixed(new)
+        if mended == new or (j == 1 and mixed(mended[-1], unit or "")):
             continue
         theirs = repo.counts[j] if repo is not None else (0.0,) * len(own[j])
         observed = sum(theirs[1:])
         if not _kept(observed, theirs[0]):
             continue
-        return Break(gap, text, repaired, habit, int(observed), int(theirs[0]), int(sum(own[j][1:])) - 1,
-                     int(own[j][0]))
-    return None
+        new = mended
+        first = first or (habit, int(observed), int(theirs[0]), int(sum(own[j][1:])) - 1, int(own[j][0]))
+    if first is None:
+        return None
+    habit, observed, repaired, file_observed, file_repaired = first
+    return Break(gap, text, joined(new), habit, observed, repaired, file_observed, file_repaired)
 
 
 def _kept(observed: float, repaired: float) -> bool:

@@ -44,6 +44,13 @@ def test_a_gap_the_repository_writes_otherwise_is_a_break_with_its_repair(tmp_pa
     assert found[0].repo_repaired >= 5 and found[0].repo_observed == 0
 
 
+def test_one_break_mends_every_habit_its_gap_breaks(tmp_path):
+    # a trailing space after `{` and a tab mixed into the next line's indentation: one gap, one fix for both
+    text = _text().replace("        if (a1 > 0) {\n            a1++;", "        if (a1 > 0) { \n\t        a1++;")
+    found = _breaks(tmp_path, text)
+    assert [(b.habit, b.observed, b.repaired) for b in found] == [("trailing", " \n\t        ", "\n            ")]
+
+
 def test_a_clean_file_in_a_consistent_repository_has_no_break(tmp_path):
     assert _breaks(tmp_path, _text()) == []
 
