@@ -14,6 +14,8 @@ where they write the repair often:
   re-indented in the file's unit;
 - `spacing`: the gap symbol of a gap on a line (parsing/symbols.py) between the same two kinds of tokens,
   against the one the repository writes most there of one space and none (`if(`, `x ;`, a run of spaces);
+- `line-break`: the same, where what the repository writes most there is the line broken at the line's
+  own indentation (`) {` in a repository that puts `{` on a line of its own);
 - `indentation`: a line that starts a statement (or closes a block, or is a `case` label) indented from its
   block's header otherwise than the file indents the other lines of its kind (check/structure.py), when
   the repository writes the repair's gap symbol between the same two kinds of tokens far more often (a line
@@ -38,7 +40,7 @@ from parsing.symbols import gap_symbol
 from ranker.habits import VARIABLES, HabitCounts, habit_values, habits
 from ranker.repairs import retab
 
-HABITS = ("trailing", "blank-line", "mixed-indent", "spacing", "indentation")
+HABITS = ("trailing", "blank-line", "mixed-indent", "spacing", "line-break", "indentation")
 # A candidate break: the repository writes the repair at least MIN_SEEN times in the same place, and the gap
 # as it is in at most MAX_SHARE of them (the belief then weighs how far; this only keeps the list short).
 MIN_SEEN = 5
@@ -114,8 +116,10 @@ def breaks(walked: FileGaps, repo_habits: HabitCounts | None, repo_counts, keys_
         if b is not None:
             found[gap] = b
     asked: list[tuple[int, str, str]] = []   # (gap, repair, its symbol) of the spacing breaks to weigh
+    newline = next((m.group() for m in map(LINE_BREAK.search, texts) if m), "\n")   # the file's line break
     for gap in np.nonzero(inner & (own_counts[at] <= MAX_OWN) & (values[:, 0] < 0))[0].tolist():   # on a line
-        for r in (" ", ""):
+        # one space, none, or the line broken there at its own indentation (`) {` where `{` goes below)
+        for r in (" ", "", newline + walked.indents[gap]):
             symbol = gap_symbol(r, walked.indents[gap], unit)
             if symbol != syms[2 * gap]:
                 asked.append((gap, r, symbol))
@@ -134,7 +138,8 @@ def breaks(walked: FileGaps, repo_habits: HabitCounts | None, repo_counts, keys_
             own_observed = int(own_counts[at[gap]])
             o = max(o - own_observed, 0)
             if _kept(o, n):
-                found[gap] = Break(gap, texts[gap], repaired, "spacing", o, n, own_observed - 1, own)
+                habit = "line-break" if LINE_BREAK.search(repaired) else "spacing"
+                found[gap] = Break(gap, texts[gap], repaired, habit, o, n, own_observed - 1, own)
     if walked.ids is not None:
         def others_count(ks):   # the repository's counts of narrow keys `ks` without the file's own
             return repo_counts(ks) - np.array([own_keys.get(k, 0) for k in ks.tolist()], dtype=np.int64)

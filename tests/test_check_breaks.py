@@ -44,6 +44,22 @@ def test_a_gap_the_repository_writes_otherwise_is_a_break_with_its_repair(tmp_pa
     assert found[0].repo_repaired >= 5 and found[0].repo_observed == 0
 
 
+def _allman(text: str) -> str:
+    """The text with every `{` on a line of its own, at its statement's indentation."""
+    import re
+    return re.sub(r"^( *)(.*\S) \{$", r"\1\2\n\1{", text, flags=re.M)
+
+
+def test_a_brace_on_the_line_where_the_repository_puts_it_below_is_a_line_break(tmp_path):
+    from check.engine import _Context
+    from parsing.schemes import get_scheme
+    from tests.test_check_engine import _folder
+    text = _allman(_text()).replace("        if (a1 > 0)\n        {", "        if (a1 > 0) {", 1)
+    style = _folder(tmp_path, [text, *(_allman(_other(n)) for n in range(3))])
+    found = _Context(get_scheme("kind-units"), text, style).breaks()
+    assert [(b.habit, b.observed, b.repaired) for b in found] == [("line-break", " ", "\n        ")]
+
+
 def test_one_break_mends_every_habit_its_gap_breaks(tmp_path):
     # a trailing space after `{` and a tab mixed into the next line's indentation: one gap, one fix for both
     text = _text().replace("        if (a1 > 0) {\n            a1++;", "        if (a1 > 0) { \n\t        a1++;")
