@@ -25,8 +25,9 @@ Tried and left out (docs/calibration.md, "Habit breaks"): a line's indentation a
 indentation symbols alone (without the structure), a bare blank line where the repository indents its
 blank lines, and the file's end without a line break against how the repository's files end.
 
-Pure: from a file's walk (gap texts and symbols, indentations, unit, narrow keys) and the repository's
-counts. How far each break is believed is check/calibration.py's (the habit belief, fitted on real slips).
+Pure: from a file's walk (gap texts, symbols and their ids, indentations, unit, narrow keys) and the
+repository's counts. How far each break is believed is check/calibration.py's (the habit belief, fitted on
+real slips).
 """
 from __future__ import annotations
 
@@ -158,7 +159,7 @@ def _indentation_breaks(walked: FileGaps, starts_line, others_count, keys_of) ->
     texts, syms, unit = walked.texts, walked.symbols, walked.unit
     lines = []
     for line, offset, at_habit, at_own in off_habit(walked.ids, texts, starts_line, MIN_SEEN):
-        if line.gap == 0 or at_own - 1 > MAX_OWN or mixed(line.indent, unit or " ") or mixed(line.base, unit or " "):
+        if line.gap == 0 or at_own - 1 > MAX_OWN or any(mixed(ws, unit or " ") for ws in (line.indent, line.base)):
             continue
         head = texts[line.gap][:len(texts[line.gap]) - len(line.indent)]
         lines.append((line.gap, head + expected_indent(line.base, offset, unit), at_habit, at_own - 1))
