@@ -102,6 +102,12 @@ def breaks(walked: FileGaps, repo_habits: HabitCounts | None, repo_counts, keys_
     distinct, at, own_counts = np.unique(keys, return_inverse=True, return_counts=True)
     own_keys = dict(zip(distinct.tolist(), own_counts.tolist()))
 
+    def others_count(ks) -> np.ndarray:
+        """The repository's counts of narrow keys `ks` without the file's own (0 at least: a file the counts
+        were not learned from, one outside the tree or a staged version, has keys they lack)."""
+        own = np.array([own_keys.get(k, 0) for k in ks.tolist()], dtype=np.int64)
+        return np.maximum(repo_counts(ks) - own, 0)
+
     def likelier(gap: int, options: list[str]) -> str:   # the one the repository writes most there
         counts = repo_counts(keys_of([(syms[2 * gap - 1], gap_symbol(o, walked.indents[gap], unit),
                                        syms[2 * gap + 1]) for o in options]))
@@ -126,24 +132,18 @@ def breaks(walked: FileGaps, repo_habits: HabitCounts | None, repo_counts, keys_
                 asked.append((gap, r, symbol))
     if asked:
         alternative_keys = keys_of([(syms[2 * g - 1], symbol, syms[2 * g + 1]) for g, _, symbol in asked])
-        seen = repo_counts(alternative_keys)
-        alternative_keys = alternative_keys.tolist()
-        observed = repo_counts(keys[[g for g, _, _ in asked]])
+        seen = others_count(alternative_keys)
+        observed = others_count(keys[[g for g, _, _ in asked]])
         best: dict[int, tuple[int, int, str, int]] = {}   # gap -> (seen elsewhere, own, repair, observed)
-        for (gap, repaired, _), key, n, o in zip(asked, alternative_keys, seen.tolist(), observed.tolist()):
-            own = own_keys.get(key, 0)
-            n = max(n - own, 0)
+        for (gap, repaired, _), key, n, o in zip(asked, alternative_keys.tolist(), seen.tolist(), observed.tolist()):
             if gap not in best or n > best[gap][0]:
-                best[gap] = (n, own, repaired, o)
+                best[gap] = (n, own_keys.get(key, 0), repaired, o)
         for gap, (n, own, repaired, o) in best.items():
             own_observed = int(own_counts[at[gap]])
-            o = max(o - own_observed, 0)
             if _kept(o, n):
                 habit = "line-break" if LINE_BREAK.search(repaired) else "spacing"
                 found[gap] = Break(gap, texts[gap], repaired, habit, o, n, own_observed - 1, own)
     if walked.ids is not None:
-        def others_count(ks):   # the repository's counts of narrow keys `ks` without the file's own
-            return repo_counts(ks) - np.array([own_keys.get(k, 0) for k in ks.tolist()], dtype=np.int64)
         for b in _indentation_breaks(walked, values[:-1, 0] >= 0, others_count, keys_of):
             found.setdefault(b.gap, b)
     return [found[g] for g in sorted(found)]

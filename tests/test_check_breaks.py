@@ -23,12 +23,15 @@ def _text(slip: str = "") -> str:
     return text.replace("        if (a1 > 0) {", slip, 1) if slip else text
 
 
-def _breaks(tmp_path, text, others=3):
+def _breaks_of(text, style):
     from check.engine import _Context
     from parsing.schemes import get_scheme
-    from tests.test_check_engine import _folder
-    style = _folder(tmp_path, [text, *(_other(n) for n in range(others))])
     return _Context(get_scheme("kind-units"), text, style).breaks()
+
+
+def _breaks(tmp_path, text, others=3):
+    from tests.test_check_engine import _folder
+    return _breaks_of(text, _folder(tmp_path, [text, *(_other(n) for n in range(others))]))
 
 
 @pytest.mark.parametrize("slip, habit, observed, repaired", [
@@ -51,12 +54,9 @@ def _allman(text: str) -> str:
 
 
 def test_a_brace_on_the_line_where_the_repository_puts_it_below_is_a_line_break(tmp_path):
-    from check.engine import _Context
-    from parsing.schemes import get_scheme
     from tests.test_check_engine import _folder
     text = _allman(_text()).replace("        if (a1 > 0)\n        {", "        if (a1 > 0) {", 1)
-    style = _folder(tmp_path, [text, *(_allman(_other(n)) for n in range(3))])
-    found = _Context(get_scheme("kind-units"), text, style).breaks()
+    found = _breaks_of(text, _folder(tmp_path, [text, *(_allman(_other(n)) for n in range(3))]))
     assert [(b.habit, b.observed, b.repaired) for b in found] == [("line-break", " ", "\n        ")]
 
 
@@ -65,6 +65,21 @@ def test_one_break_mends_every_habit_its_gap_breaks(tmp_path):
     text = _text().replace("        if (a1 > 0) {\n            a1++;", "        if (a1 > 0) { \n\t        a1++;")
     found = _breaks(tmp_path, text)
     assert [(b.habit, b.observed, b.repaired) for b in found] == [("trailing", " \n\t        ", "\n            ")]
+
+
+@pytest.mark.parametrize("slip", ["        if(a1 > 0) {", "            if (a1 > 0) {"])
+def test_a_file_the_counts_were_not_learned_from_gets_no_negative_counts(tmp_path, slip):
+    # a file outside the work tree's learned files (or a staged version): its own keys are not in the counts
+    from parsing.schemes import get_scheme
+    from ranker.folder import folder_style
+    paths = []
+    for n in range(3):
+        (tmp_path / f"C{n}.java").write_text(_other(n))
+        paths.append(str(tmp_path / f"C{n}.java"))
+    text = _text(slip)
+    style = folder_style(paths, get_scheme("kind-units"), strict=False)(str(tmp_path / "Outside.java"))
+    found = _breaks_of(text, style)
+    assert found and all(min(b.repo_observed, b.repo_repaired, b.file_observed, b.file_repaired) >= 0 for b in found)
 
 
 def test_a_clean_file_in_a_consistent_repository_has_no_break(tmp_path):
@@ -79,12 +94,9 @@ def test_without_a_repository_nothing_is_a_break(tmp_path):
 def test_a_habit_the_repository_does_not_keep_is_no_break(tmp_path):
     # the other files write trailing spaces after every `{`: a trailing space is their habit too
     others = [_other(n).replace("{\n", "{ \n") for n in range(3)]
-    from check.engine import _Context
-    from parsing.schemes import get_scheme
     from tests.test_check_engine import _folder
     text = _text("        if (a1 > 0) { ")
-    style = _folder(tmp_path, [text, *others])
-    assert [b for b in _Context(get_scheme("kind-units"), text, style).breaks() if b.habit == "trailing"] == []
+    assert [b for b in _breaks_of(text, _folder(tmp_path, [text, *others])) if b.habit == "trailing"] == []
 
 
 @pytest.mark.parametrize("ws, stop, width", [
