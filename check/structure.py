@@ -180,15 +180,22 @@ def _indent(gap: str) -> tuple[str, int]:
     return last, columns(last)
 
 
+def _base_indent(gap_texts, base: int) -> tuple[str, int]:
+    """The indentation of the line token `base` starts (the file's first token: none) and its columns."""
+    return _indent(gap_texts[base]) if base > 0 else ("", 0)
+
+
+def _line(gap_texts, i: int, kind: int, base: int) -> StatementLine:
+    """The statement line of token `i`, of kind KINDS[kind], measured from the line of token `base`."""
+    (own, columns_own), (from_, columns_from) = _indent(gap_texts[i]), _base_indent(gap_texts, base)
+    return StatementLine(i, KINDS[kind], own, from_, columns_own - columns_from)
+
+
 def statement_lines(ids, gap_texts, starts_line) -> list[StatementLine]:
     """The statement lines of a file: `ids` its 2n+1 symbols' ids (gaps at even places), `gap_texts` its
     n+1 gap texts, `starts_line` whether each of its n tokens starts a line (numpy bool)."""
     lines, kinds, bases = _structure(ids, starts_line)
-    out = []
-    for i, k, b in zip(lines.tolist(), kinds.tolist(), bases.tolist()):
-        own, base = _indent(gap_texts[i]), (_indent(gap_texts[b]) if b > 0 else ("", 0))
-        out.append(StatementLine(i, KINDS[k], own[0], base[0], own[1] - base[1]))
-    return out
+    return [_line(gap_texts, i, k, b) for i, k, b in zip(lines.tolist(), kinds.tolist(), bases.tolist())]
 
 
 def off_habit(ids, gap_texts, starts_line, least: int):
@@ -198,7 +205,7 @@ def off_habit(ids, gap_texts, starts_line, least: int):
     if not len(lines):
         return []
     own = [_indent(gap_texts[i])[1] for i in lines.tolist()]
-    base = [_indent(gap_texts[b])[1] if b > 0 else 0 for b in bases.tolist()]
+    base = [_base_indent(gap_texts, b)[1] for b in bases.tolist()]
     offsets = np.asarray(own, dtype=np.int64) - np.asarray(base, dtype=np.int64)
     out = []
     for k in np.unique(kinds).tolist():
@@ -208,10 +215,8 @@ def off_habit(ids, gap_texts, starts_line, least: int):
         if counts[best] < least:
             continue
         for j in np.nonzero(these & (offsets != values[best]))[0].tolist():
-            i, b = int(lines[j]), int(bases[j])
             at = int(counts[np.searchsorted(values, offsets[j])])
-            out.append((StatementLine(i, KINDS[k], _indent(gap_texts[i])[0], _indent(gap_texts[b])[0] if b > 0 else "",
-                                      int(offsets[j])), int(values[best]), int(counts[best]), at))
+            out.append((_line(gap_texts, int(lines[j]), k, int(bases[j])), int(values[best]), int(counts[best]), at))
     return out
 
 
