@@ -235,6 +235,7 @@ def _habit_findings(text: str, path: str, edits: _Edits, context: _Context, cfg:
     the model (score 0): the repository's counts are their evidence."""
     out = []
     found = context.breaks()
+    believed, gaps = calibration.habits, context.gaps(len(edits.gap_texts))
     for b in found:
         gap = b.gap + context.bom
         if gap in edits.fixed or gap in edits.quiet():
@@ -244,9 +245,7 @@ def _habit_findings(text: str, path: str, edits: _Edits, context: _Context, cfg:
             continue
         evidence = Evidence(repo_observed=b.repo_observed, repo_repaired=b.repo_repaired,
                             file_observed=b.file_observed, file_repaired=b.file_repaired,
-                            gaps=context.gaps(len(edits.gap_texts)), other_edit=True, habit=b.habit,
-                            breaks=len(found) - 1)
-        believed = calibration.habits
+                            gaps=gaps, other_edit=True, habit=b.habit, breaks=len(found) - 1)
         belief = believed.belief(evidence) if believed is not None else 0.0
         if belief < cfg.habit_least:
             continue
