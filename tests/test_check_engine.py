@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 from hypothesis import assume, given, settings, strategies as st
 
-from check.calibration import FAR_FLOOR, POOLED, Calibration, CalibrationError, Evidence, evidence_of, fit, isotonic
+from check.calibration import (FAR_FLOOR, POOLED, Calibration, CalibrationError, Evidence, _logistic, belief_weights,
+                               evidence_of, fit, isotonic)
 from check.engine import CheckConfig, check_text
 from check.rules import RULES, amount, describe, line_breaks
 
@@ -203,6 +204,34 @@ def test_the_belief_weighs_the_evidence_and_its_confidence_is_the_precision_besi
     assert min(cal.least_scores(0.0).values()) < 2.0
     measured = Calibration(cal.curves, cal.cutoffs, weights=cal.weights, measured={"min_score": 2.0})
     assert min(measured.least_scores(0.0).values()) == 2.0
+
+
+def test_the_belief_is_fitted_on_the_primary_findings_and_a_rule_only_the_others_have_gets_its_own_terms():
+    findings, evidence = _with_evidence()
+    primary = [True] * len(findings)
+    # findings of another family, wrong whatever their score, and a rule only they have, right when it scores high
+    for i in range(200):
+        findings.append(("line-break", 3 + i / 20, False, False))
+        findings.append(("final-newline", 3 + (i % 40) / 8, i % 40 >= 30, False))
+        evidence += [Evidence(), Evidence()]
+        primary += [False, False]
+    alone = belief_weights(findings[:len(_with_evidence()[0])], evidence[:len(_with_evidence()[0])])
+    both = belief_weights(findings, evidence, primary=primary)
+    pooled = belief_weights(findings, evidence)
+    assert {k: v for k, v in both.items() if "final-newline" not in k} == alone
+    assert pooled["score"] + pooled.get("rule-score:line-break", 0) < alone["score"] + alone.get("rule-score:line-break", 0)
+    cal = Calibration({}, {}, weights=both)
+    assert cal.belief("final-newline", 7.5) > 0 > cal.belief("final-newline", 3.5)
+
+
+def test_a_logistic_fit_with_a_large_offset_stays_finite():
+    import numpy as np
+    X = np.array([[1.0, s] for s in np.linspace(2, 8, 60)])
+    y = (np.arange(60) % 7 == 0).astype(float)   # a few right, at every score
+    w = _logistic(X, y, 0.01, offset=np.linspace(10, 40, 60))
+    assert np.all(np.isfinite(w)) and np.abs(w).max() < 100
+    p = 1 / (1 + np.exp(-(X @ w + np.linspace(10, 40, 60))))
+    assert abs(p.sum() - y.sum()) < 0.5   # the fit's mean is the data's (the score equations hold)
 
 
 def test_an_evidence_weight_that_would_reward_a_crowded_file_is_left_out():
