@@ -11,6 +11,8 @@ files, as `tasks/N.java` and `clean/N.java` in a fresh copy.
   held out): precision of the findings, recall (task files whose error was found), false findings per 1000
   lines of clean code, task files the fix gave back byte for byte, clean files left unchanged.
 - then the real-slip set, whitespace slips developers fixed (bench/realslips.py; `--realslips`: only it).
+- `--speed N` instead: bin/check against bin/rank on the JDK's first N files, `--runs` times each, taking
+  turns (`make bench`).
 
 Every number comes from running bin/check as a user would; the table goes to stdout and, with --docs,
 into docs/check-bench.md (make check-bench).
@@ -39,6 +41,7 @@ from unnatural.signature import signature
 COMMAND = "check-bench"
 DEVSETS = ROOT / ".data" / "devsets"
 WORK = ROOT / ".cache" / "check-bench"
+SPEED_RUNS = 3        # --speed: the runs of bin/rank and bin/check, taking turns
 MIN_SCORE = 2.0       # the calibration run's floor: below every sensitivity's least score
 CAL_FINDINGS = 5      # findings per file in the calibration run
 # The real-slip set's calibration run goes lower: a real slip scores less than an injected one (the repository's
@@ -305,9 +308,12 @@ def write_docs(path: Path, lines: list[str], marker: str = "check-bench") -> Non
 SPEED_SOURCE = ROOT / "corpora" / "jdk17-src.zip"
 
 
-def speed(count: int, workers: int, learn: str | None = None) -> list[str]:
-    """bin/check (with its default settings: a learning pass when it learns) against bin/rank on the first `count` Java files of the JDK's
-    sources, laid out as a repository: seconds and cost per character of each, and their ratio."""
+def speed(count: int, workers: int, learn: str | None = None, runs: int = SPEED_RUNS) -> list[str]:
+    """bin/check (with its default settings: a learning pass when it learns) against bin/rank on the first
+    `count` Java files of the JDK's sources, laid out as a repository: seconds and cost per character of each,
+    and their ratio. The two take turns `runs` times (a shared machine's speed moves from minute to minute):
+    the median of each one's seconds, and the median of the runs' ratios."""
+    import statistics
     import time
     import zipfile
     folder = WORK / f"jdk-{count}"
@@ -322,19 +328,28 @@ def speed(count: int, workers: int, learn: str | None = None) -> list[str]:
         tmp.rename(folder)
     chars = sum(len(read_source(p)) for p in folder.rglob("*.java"))
     files = sum(1 for _ in folder.rglob("*.java"))
-    out = ["| command | files | characters | seconds | µs per character | against bin/rank |", "|---|---:|---:|---:|---:|---:|"]
-    base = None
-    for name, argv in (("bin/rank", ["rank", "--workers", str(workers)]),
-                       ("bin/check", ["check", "--quiet", "--format", "json", "--workers", str(workers), *_learning(learn)])):
-        t0 = time.perf_counter()
-        proc = subprocess.run([str(ROOT / "bin" / argv[0]), *argv[1:], str(folder)], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, text=True)
-        seconds = time.perf_counter() - t0
-        if proc.returncode not in (0, 1):
-            raise cli.CommandError(f"{name} failed: {proc.stderr.strip().splitlines()[-1:]}")
-        base = base or seconds
-        out.append(f"| {name} | {files} | {chars:,} | {seconds:.1f} | {1e6 * seconds / chars:.2f} | {seconds / base:.2f}x |")
-    return out
+    commands = (("bin/rank", ["rank", "--workers", str(workers)]),
+                ("bin/check", ["check", "--quiet", "--format", "json", "--workers", str(workers), *_learning(learn)]))
+    seconds: dict[str, list[float]] = {name: [] for name, _ in commands}
+    for run in range(runs):
+        for name, argv in commands:
+            t0 = time.perf_counter()
+            proc = subprocess.run([str(ROOT / "bin" / argv[0]), *argv[1:], str(folder)], stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.PIPE, text=True)
+            seconds[name].append(time.perf_counter() - t0)
+            if proc.returncode not in (0, 1):
+                raise cli.CommandError(f"{name} failed: {proc.stderr.strip().splitlines()[-1:]}")
+        print(f"speed: run {run + 1} of {runs}: " + ", ".join(f"{n} {s[-1]:.1f} s" for n, s in seconds.items()),
+              file=sys.stderr)
+    base = seconds["bin/rank"]
+    out = ["| command | files | characters | seconds (median) | µs per character | against bin/rank (median) |",
+           "|---|---:|---:|---:|---:|---:|"]
+    for name, _ in commands:
+        median = statistics.median(seconds[name])
+        ratio = statistics.median(s / b for s, b in zip(seconds[name], base))
+        out.append(f"| {name} | {files} | {chars:,} | {median:.1f} | {1e6 * median / chars:.2f} | {ratio:.2f}x |")
+    return out + ["", f"Runs: {runs}, the two taking turns; bin/check against bin/rank in each: "
+                  + ", ".join(f"{s / b:.2f}x" for s, b in zip(seconds["bin/check"], base)) + "."]
 
 
 def parser() -> cli.ArgumentParser:
@@ -348,6 +363,8 @@ def parser() -> cli.ArgumentParser:
                    help="the sensitivities to measure (default: all)")
     p.add_argument("--speed", type=cli.positive_int, metavar="N", default=None,
                    help="instead: time bin/check against bin/rank on N files of the JDK's sources")
+    p.add_argument("--runs", type=cli.positive_int, default=SPEED_RUNS,
+                   help=f"with --speed: the runs of each, taking turns (default: {SPEED_RUNS}; the medians count)")
     p.add_argument("--docs", type=Path, default=None,
                    help=f"write the table into this Markdown file (the real slips' into {realslips.DOCS} beside it)")
     p.add_argument("--learn", choices=LEARN, default=None,
@@ -381,8 +398,9 @@ def _devset_folders(args) -> list[Path]:
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
     if args.speed:
-        lines = speed(args.speed, args.workers, args.learn) + ["", signature(COMMAND, [
-            ("speed", args.speed), ("workers", args.workers), ("learn", args.learn or DEFAULT_LEARN)])]
+        lines = speed(args.speed, args.workers, args.learn, args.runs) + ["", signature(COMMAND, [
+            ("speed", args.speed), ("runs", args.runs), ("workers", args.workers),
+            ("learn", args.learn or DEFAULT_LEARN)])]
         print("\n".join(lines))
         if args.docs:
             write_docs(args.docs, lines, "check-speed")

@@ -100,13 +100,16 @@ def breaks(walked: FileGaps, repo_habits: HabitCounts | None, repo_counts, keys_
     values = np.frombuffer(walked.habit_values, dtype=np.int8).reshape(-1, VARIABLES)
     keys = np.asarray(walked.keys, dtype=np.int64)
     distinct, at, own_counts = np.unique(keys, return_inverse=True, return_counts=True)
-    own_keys = dict(zip(distinct.tolist(), own_counts.tolist()))
+
+    def own_count(ks) -> np.ndarray:
+        """How often the file writes each of narrow keys `ks`."""
+        i = np.minimum(np.searchsorted(distinct, ks), len(distinct) - 1)
+        return np.where(distinct[i] == ks, own_counts[i], 0) if len(distinct) else np.zeros(len(ks), np.int64)
 
     def others_count(ks) -> np.ndarray:
         """The repository's counts of narrow keys `ks` without the file's own (0 at least: a file the counts
         were not learned from, one outside the tree or a staged version, has keys they lack)."""
-        own = np.array([own_keys.get(k, 0) for k in ks.tolist()], dtype=np.int64)
-        return np.maximum(repo_counts(ks) - own, 0)
+        return np.maximum(repo_counts(ks) - own_count(ks), 0)
 
     def likelier(gap: int, options: list[str]) -> str:   # the one the repository writes most there
         counts = repo_counts(keys_of([(syms[2 * gap - 1], gap_symbol(o, walked.indents[gap], unit),
@@ -135,9 +138,10 @@ def breaks(walked: FileGaps, repo_habits: HabitCounts | None, repo_counts, keys_
         seen = others_count(alternative_keys)
         observed = others_count(keys[[g for g, _, _ in asked]])
         best: dict[int, tuple[int, int, str, int]] = {}   # gap -> (seen elsewhere, own, repair, observed)
-        for (gap, repaired, _), key, n, o in zip(asked, alternative_keys.tolist(), seen.tolist(), observed.tolist()):
+        for (gap, repaired, _), own, n, o in zip(asked, own_count(alternative_keys).tolist(), seen.tolist(),
+                                                 observed.tolist()):
             if gap not in best or n > best[gap][0]:
-                best[gap] = (n, own_keys.get(key, 0), repaired, o)
+                best[gap] = (n, own, repaired, o)
         for gap, (n, own, repaired, o) in best.items():
             own_observed = int(own_counts[at[gap]])
             if _kept(o, n):

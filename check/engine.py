@@ -240,14 +240,14 @@ def _habit_findings(text: str, path: str, edits: _Edits, context: _Context, cfg:
         gap = b.gap + context.bom
         if gap in edits.fixed or gap in edits.quiet():
             continue
-        before, after = edits.token_text(gap - 1), edits.token_text(gap)
-        if harmful(b.observed, b.repaired, before, after, lambda: context.indent(gap), edits.tabs):
-            continue
         evidence = Evidence(repo_observed=b.repo_observed, repo_repaired=b.repo_repaired,
                             file_observed=b.file_observed, file_repaired=b.file_repaired,
                             gaps=gaps, other_edit=True, habit=b.habit, breaks=len(found) - 1)
         belief = believed.belief(evidence) if believed is not None else 0.0
-        if belief < cfg.habit_least:
+        if belief < cfg.habit_least:   # most breaks are below it: asked before the harm
+            continue
+        before, after = edits.token_text(gap - 1), edits.token_text(gap)
+        if harmful(b.observed, b.repaired, before, after, lambda: context.indent(gap), edits.tabs):
             continue
         confidence = believed.precision(belief) if believed is not None else 0.0
         start = edits.gap_starts[gap]

@@ -166,10 +166,11 @@ class StyleCounts:
         self._streams.append(keys)
         self._tables = None
 
-    def add_narrow(self, keys: np.ndarray) -> None:
-        """Count a stream's `narrow_keys` (the ranker does not use them: bin/check's evidence does). Kept
+    def add_narrow(self, keys: np.ndarray, counts: np.ndarray | None = None) -> None:
+        """Count a stream's `narrow_keys` (the ranker does not use them: bin/check's evidence does), or with
+        `counts`, its distinct keys so counted (a learning worker counts them: not the parent's work). Kept
         counted: a file writes a few hundred of them, each many times."""
-        self._narrow.append(np.unique(keys, return_counts=True))
+        self._narrow.append(np.unique(keys, return_counts=True) if counts is None else (keys, counts))
         self._narrow_table = None
 
     def narrow_table(self) -> _Counts:
@@ -200,16 +201,22 @@ class StyleCounts:
     def tables(self) -> list[_Counts]:
         """Per level: the counts of (context, symbol) keys."""
         if self._tables is None:
-            self._tables = [_Counts(np.concatenate([s[level] for s in self._streams] or [np.zeros(0, np.int64)]))
-                            for level in range(self.levels)]
-            if self.shared:
-                for table in self._tables:
-                    _, starts, sizes = np.unique(table.keys >> _SYMBOL_BITS, return_index=True, return_counts=True)
-                    once = np.repeat((sizes == 1) & (table.counts[starts] == 1), sizes)
-                    table.keys, table.counts = table.keys[~once], table.counts[~once]
+            from concurrent.futures import ThreadPoolExecutor
+            # one thread a level: numpy's sorts, most of the time, let go of the GIL (a folder of 5,000
+            # files sorts millions of keys a level, while bin/check's workers wait)
+            with ThreadPoolExecutor(self.levels) as pool:
+                self._tables = list(pool.map(self._table, range(self.levels)))
             if self._narrow:
                 self.narrow_table()
         return self._tables
+
+    def _table(self, level: int) -> _Counts:
+        table = _Counts(np.concatenate([s[level] for s in self._streams] or [np.zeros(0, np.int64)]))
+        if self.shared:
+            _, starts, sizes = np.unique(table.keys >> _SYMBOL_BITS, return_index=True, return_counts=True)
+            once = np.repeat((sizes == 1) & (table.counts[starts] == 1), sizes)
+            table.keys, table.counts = table.keys[~once], table.counts[~once]
+        return table
 
     def count(self, ctx: tuple[str, ...], symbol: str) -> int:
         """How often `symbol` fills the gap between the 2R tokens of `ctx`, for one R of REACHES ('|' past

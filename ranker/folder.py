@@ -6,6 +6,8 @@ from collections import defaultdict
 from functools import partial
 from pathlib import Path
 
+import numpy as np
+
 from formats.codrep2019 import near_duplicate_key
 from formats.files import InputError, read_source
 from parsing.grammar import release_freed_memory
@@ -19,8 +21,8 @@ from .walk import StyleWalk
 
 
 def _learn_file(scheme: Scheme, strict: bool, max_bytes: int | None, path: str):
-    """A file's wide (context, gap symbol) keys per level, its narrow ones (bin/check's evidence, not the
-    ranker's), its whitespace habits, when `strict` the hash of its text without whitespace, and its leaves,
+    """A file's wide (context, gap symbol) keys per level, its narrow ones counted (bin/check's evidence, not
+    the ranker's), its whitespace habits, when `strict` the hash of its text without whitespace, and its leaves,
     packed, when the C++ walk covers it (ranking it then does not parse it again: about 3 bytes a token);
     None when it cannot be read (it is reported when ranked)."""
     try:
@@ -31,8 +33,8 @@ def _learn_file(scheme: Scheme, strict: bool, max_bytes: int | None, path: str):
         text = text[1:]
     duplicate = hashlib.sha1(near_duplicate_key(text.encode("utf-8"))).digest() if strict else None
     walk = StyleWalk(scheme, text, keep=True)
-    return (wide_keys(walk.ids), narrow_keys(walk.ids), HabitCounts.of(walk.gap_texts(), walk.unit), duplicate,
-            walk.parsed)
+    narrow = np.unique(narrow_keys(walk.ids), return_counts=True)
+    return wide_keys(walk.ids), narrow, HabitCounts.of(walk.gap_texts(), walk.unit), duplicate, walk.parsed
 
 
 def folder_style(paths: list[str], scheme: Scheme, strict: bool, workers: int = 1, max_bytes: int | None = None):
@@ -64,7 +66,7 @@ def folder_style(paths: list[str], scheme: Scheme, strict: bool, workers: int = 
             continue
         keys, narrow, own_habits[p], duplicate, parsed[p] = result
         folder.add_keys(keys)
-        folder.add_narrow(narrow)
+        folder.add_narrow(*narrow)
         habits = habits + own_habits[p]
         if strict:
             group_of[p] = duplicate
