@@ -5,6 +5,7 @@ from array import array
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from lm.model import LanguageModel
 from parsing.java import tokenize
@@ -276,3 +277,58 @@ def test_the_narrow_counts_count_each_gap_between_its_two_tokens():
     assert counts.narrow_count(narrow_key("NUM", "·s2", ";")) == 0
     # pickled (bin/rank --cluster) with the rest
     assert pickle.loads(pickle.dumps(counts)).narrow_count(narrow_key("ID", "·s1", "=")) == 3
+
+
+def _evidence_by_hand(ids, table, gaps, symbols):
+    """The folder levels' (count, total) of StyleCache.evidence, from the table (keys, counts) of every level,
+    with the file's own keys taken off: numpy, key by key."""
+    from ranker.cache import _wide_keys, symbol_hashes, wide_contexts
+    keys, counts = table
+    total_of = {}
+    for k, c in zip(keys.tolist(), counts.tolist()):
+        total_of[k >> 24] = total_of.get(k >> 24, 0) + c
+    count_of = dict(zip(keys.tolist(), counts.tolist()))
+    out_counts, out_totals = [], []
+    for contexts in wide_contexts(ids):
+        own = _wide_keys(contexts, symbol_hashes(ids[0::2])).tolist()
+        own_keys = {k: own.count(k) for k in own}
+        own_totals = {}
+        for k in own:
+            own_totals[k >> 24] = own_totals.get(k >> 24, 0) + 1
+        asked = _wide_keys(contexts[gaps], symbol_hashes(symbols)).tolist()
+        level_totals = [max(total_of.get(k >> 24, 0) - own_totals.get(k >> 24, 0), 0) for k in asked]
+        out_totals.append(level_totals)
+        out_counts.append([max(count_of.get(k, 0) - own_keys.get(k, 0), 0) if t > 0 else 0
+                           for k, t in zip(asked, level_totals)])
+    return np.array(out_counts).T, np.array(out_totals).T
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32), st.sampled_from(["even", "clustered", "few"]))
+def test_folder_evidence_is_the_tables_whatever_their_size_and_spread(seed, spread):
+    """The style cache searches a long table from where an even spread of its keys would put a key: the
+    evidence is the table's, for tables of hashed keys, of keys bunched in a few places, and short ones."""
+    from ranker.cache import _wide_keys, all_symbol_hashes, symbol_hashes, wide_contexts
+    rng = np.random.default_rng(seed)
+    s = syms(TINY_JAVA[sorted(TINY_JAVA)[seed % len(TINY_JAVA)]])
+    ids = np.asarray(symbol_ids(s), dtype=np.int64)
+    repairs = np.asarray(symbol_ids(["·", "·s1", "·s2"]), dtype=np.int64)
+    own = [k for c in wide_contexts(ids) for k in _wide_keys(c, symbol_hashes(ids[0::2])).tolist()]
+    mine = own + [k & ~0xFFFFFF | int(h) & 0xFFFFFF for k in own[::3] for h in symbol_hashes(repairs)]
+    if spread == "even":
+        filler = rng.integers(-2**63, 2**63 - 1, 5000, dtype=np.int64)
+    elif spread == "clustered":   # most keys bunched around a few points, far from an even spread
+        centres = rng.integers(-2**62, 2**62, 3, dtype=np.int64)
+        filler = (centres[rng.integers(0, 3, 5000)] + rng.integers(0, 2**30, 5000, dtype=np.int64)).astype(np.int64)
+    else:
+        filler = rng.integers(-2**63, 2**63 - 1, 20, dtype=np.int64)
+    keys, counts = np.unique(np.concatenate([np.array(mine, np.int64), filler]), return_counts=True)
+    counts = counts + rng.integers(0, 4, len(counts))
+    table = (keys, counts.astype(np.int64))
+    cache = StyleCache(ids, all_symbol_hashes().view(np.int64), list(REACHES), [table] * len(REACHES), None)
+    gaps = np.repeat(np.arange(len(ids) // 2 + 1), len(repairs))
+    symbols = np.tile(repairs, len(ids) // 2 + 1)
+    got_counts, got_totals = evidence(cache, gaps, symbols)
+    want_counts, want_totals = _evidence_by_hand(ids, table, gaps, symbols)
+    assert np.array_equal(got_counts[:, :len(REACHES)], want_counts)
+    assert np.array_equal(got_totals[:, :len(REACHES)], want_totals)
