@@ -9,6 +9,7 @@ its neighbours look odd too), as the file's next finding, and the findings of a 
 """
 from __future__ import annotations
 
+import bisect
 import math
 import os
 import re
@@ -29,7 +30,7 @@ from .calibration import POOLED, Calibration, Evidence, evidence_of
 from .findings import Finding
 from .rules import describe
 from .safety import harmful
-from .suppress import may_have_quiet, may_turn_off, misread_gaps, quiet_gaps
+from .suppress import MISREAD, may_have_quiet, may_turn_off, misread_gaps, quiet_gaps
 
 _LONE_LF = re.compile(r"(?<!\r)\n")
 MAX_FINDINGS = 10   # per file: past this many, the file is in no one style (bin/check says so)
@@ -61,6 +62,19 @@ class CheckConfig:
         return replace(self, least={r: max(v, tighter.get(r, tighter[POOLED])) for r, v in self.least.items()})
 
 
+class _TokenTexts:
+    """The token texts of an _Edits as a sequence, each read when asked (a file's few near a match, not all)."""
+
+    def __init__(self, edits: "_Edits"):
+        self.edits = edits
+
+    def __len__(self) -> int:
+        return self.edits.token_count()
+
+    def __getitem__(self, i: int) -> str:
+        return self.edits.token_text(i)
+
+
 @dataclass
 class _Edits:
     """The gaps fixed so far: the file's original gaps (texts and starts, from its first ranking: the file is
@@ -77,11 +91,21 @@ class _Edits:
         if self._quiet is None:
             if may_turn_off(self.text):   # the comments are needed: a tokenizing
                 self._quiet = quiet_gaps(tokenize(self.text))
-            elif may_have_quiet(self.text):   # the tokens the ranking read are enough
-                self._quiet = frozenset(misread_gaps(self.token_texts(), self.gap_texts))
+            elif may_have_quiet(self.text):   # the tokens the ranking read are enough: those at a match
+                self._quiet = frozenset(misread_gaps(_TokenTexts(self), self.gap_texts, self._tokens_at(MISREAD)))
             else:
                 self._quiet = frozenset()
         return self._quiet
+
+    def _tokens_at(self, pattern: re.Pattern) -> list[int]:
+        """The tokens that start where `pattern` matches the text (a match in a comment or a string starts
+        none)."""
+        out = []
+        for m in pattern.finditer(self.text):
+            i = bisect.bisect_right(self.gap_starts, m.start()) - 1
+            if 0 <= i < self.token_count() and self.gap_starts[i] + len(self.gap_texts[i]) == m.start():
+                out.append(i)
+        return out
 
     @cached_property
     def tabs(self) -> bool:

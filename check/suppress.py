@@ -24,15 +24,20 @@ def may_turn_off(text: str) -> bool:
 
 def may_have_quiet(text: str) -> bool:
     """Whether `text` may have gaps to leave alone (a cheap test before tokenizing)."""
-    return may_turn_off(text) or "..." in text or ".<" in text
+    return may_turn_off(text) or MISREAD.search(text) is not None
 
 
-def misread_gaps(texts: list[str], gaps: list[str]) -> set[int]:
+MISREAD = re.compile(r"\.\.\.|\.<")   # where such a '.' may start: the text holds one of them there
+
+
+def misread_gaps(texts, gaps: list[str], at=None) -> set[int]:
     """The gaps around a split ellipsis ('.', '.', '.' with nothing between) and those of explicit type
-    arguments ('.' '<' ... '>' and the name after it): gap i lies before token i."""
+    arguments ('.' '<' ... '>' and the name after it): gap i lies before token i. `texts`: the token texts (a
+    sequence); `at`: the tokens that may be the '.' (None: every token; a caller that knows where MISREAD
+    matches asks for those only, and reads the tokens around them)."""
     out: set[int] = set()
-    for i in range(len(texts) - 1):
-        if texts[i] != "." or gaps[i + 1]:
+    for i in range(len(texts) - 1) if at is None else at:
+        if i >= len(texts) - 1 or texts[i] != "." or gaps[i + 1]:
             continue
         if texts[i + 1] == "." and i + 2 < len(texts) and texts[i + 2] == "." and not gaps[i + 2]:
             out.update(range(i, i + 4))

@@ -69,3 +69,23 @@ def test_gaps_the_grammar_misreads_are_left_alone(source, pairs):
     stream = tokenize(source)
     texts = stream.token_texts()
     assert {(texts[i - 1], texts[i]) for i in quiet_gaps(stream)} == pairs
+
+
+@pytest.mark.parametrize("source", [
+    "class A { void f(double @Nullable ... xs) {} }",
+    "class A { void f() { Collections.<T>emptyList(); } }",
+    "/** Waits... then goes. */\nclass A { void f() { Collections.<List<T>>emptyList(); } }",
+    'class A { String s = "a.<b ... c"; /* x.<y */ void f(String... xs) { a.b(); } }',   # none in code
+    "\ufeffclass A { void f() { x.<T>g(); y. <T>h(); } }",                              # after a BOM
+    "class A { int x; }\n// ...",
+])
+def test_the_engine_leaves_alone_what_the_tokenizer_misreads(checker, source):
+    """The engine reads only the tokens where the text matches, not all of them: the same gaps as the
+    tokenizer's whole stream gives."""
+    from check.engine import _Edits
+    from ranker.rank import rank_text
+    scorer, scheme = checker
+    ranked = rank_text(scorer, scheme, source, "A.java", least=2.0)
+    edits = _Edits(source, ranked.gap_texts, ranked.gap_starts)
+    stream = tokenize(source)
+    assert edits.quiet() == quiet_gaps(stream)
