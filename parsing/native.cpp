@@ -606,6 +606,163 @@ class Leaves {
   std::vector<std::array<int64_t, 4>> keys_;
 };
 
+// check/structure.py's statement lines of a token stream, numpy's steps done in one pass each: `codes`, each
+// token's small code (0: a token the structure does not read); `starts`, whether each token starts a line;
+// `roles`, per code its roles (the Role bits, from check/structure.py's table of symbols: the names live
+// there). Returns (each statement line's first token, its kind's index in KINDS, its base's first token).
+enum Role : uint16_t {
+  kOpenBrace = 1, kCloseBrace = 2, kOpenParen = 4, kCloseParen = 8, kComment = 16, kEnd = 32, kNotBlock = 64,
+  kBodyKeyword = 128, kIf = 256, kControl = 512, kLabel = 1024, kColon = 2048, kCase = 4096, kDefault = 8192,
+  kParen = 16384,   // '(' itself, whose keyword a control statement's head follows
+  kCloseRound = 32768,   // ')' itself
+};
+enum Kind : int64_t { kStatement = 0, kClose = 1, kLabelKind = 2, kAfterLabel = 3, kBody = 4 };
+
+// For each query (position, level): the last target position before it (or at it, `inclusive`) of the same
+// level; -1 where none. Positions ascend in both lists' order of scanning (a token index each).
+std::vector<int64_t> LastBefore(const std::vector<int64_t> &targets, const std::vector<int64_t> &target_level,
+                                const std::vector<int64_t> &queries, const std::vector<int64_t> &query_level,
+                                bool inclusive) {
+  std::unordered_map<int64_t, int64_t> last;   // level -> the last target so far
+  std::vector<size_t> order(queries.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return queries[a] < queries[b]; });
+  std::vector<int64_t> out(queries.size(), -1);
+  size_t t = 0;
+  for (const size_t q : order) {
+    while (t < targets.size() && (targets[t] < queries[q] || (inclusive && targets[t] == queries[q]))) {
+      last[target_level[t]] = targets[t];
+      ++t;
+    }
+    const auto it = last.find(query_level[q]);
+    out[q] = it == last.end() ? -1 : it->second;
+  }
+  return out;
+}
+
+py::tuple statement_structure(const py::buffer &codes_buffer, const py::buffer &starts_buffer,
+                              const py::buffer &roles_buffer) {
+  buffers::View<uint8_t> code(codes_buffer, "codes"), starts_line(starts_buffer, "starts");
+  buffers::View<uint16_t> roles(roles_buffer, "roles");
+  const int64_t n = static_cast<int64_t>(code.size());
+  if (static_cast<int64_t>(starts_line.size()) < n) throw std::invalid_argument("structure: a start per token");
+  if (roles.size() < 256) throw std::invalid_argument("structure: a role per code");
+  std::vector<int64_t> lines, kinds, bases;
+  if (n == 0) return py::make_tuple(to_array(lines), to_array(kinds), to_array(bases));
+  const auto is = [&](int64_t i, uint16_t role) { return (roles[code[i]] & role) != 0; };
+  const auto role_of = [&](int64_t i) -> uint16_t { return i >= 0 ? roles[code[i]] : 0; };   // code 0 past the start
+  std::vector<int64_t> depth(n), pdepth(n), prev(n), line_of(n), keyword_at(n, -1);
+  std::vector<uint8_t> starts(n), block(n), body(n), candidate(n);
+  int64_t d = 0, pd = 0, last_code = -1, line = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    depth[i] = d;
+    pdepth[i] = pd;
+    d += is(i, kOpenBrace) - is(i, kCloseBrace);
+    pd += is(i, kOpenParen) - is(i, kCloseParen);
+    prev[i] = last_code;   // the previous token that is not a comment
+    if (!is(i, kComment)) last_code = i;
+    starts[i] = starts_line[i] && !is(i, kComment);
+    if (starts[i] || i == 0) line = i;
+    line_of[i] = line;   // each token's line's first token
+  }
+  std::vector<int64_t> opened_parens, paren_level, opened_braces, brace_level, shut, shut_level, closing;
+  for (int64_t i = 0; i < n; ++i) {
+    const uint16_t before = role_of(prev[i]);
+    block[i] = is(i, kOpenBrace) && !(before & kNotBlock);
+    // an unbraced body: after `else` or `do` (not `else if`: a chain), or after the `)` of a control's head
+    body[i] = starts[i] && (before & kBodyKeyword) && !is(i, kIf);
+    if (body[i]) keyword_at[i] = prev[i];
+    if (is(i, kParen)) {
+      opened_parens.push_back(i);
+      paren_level.push_back(pdepth[i]);
+    }
+    if (is(i, kOpenBrace)) {
+      opened_braces.push_back(i);
+      brace_level.push_back(depth[i] + 1);
+    }
+    if (starts[i] && (before & kCloseRound)) {
+      closing.push_back(i);
+      shut.push_back(prev[i]);
+      shut_level.push_back(pdepth[prev[i]] - 1);
+    }
+  }
+  const std::vector<int64_t> head = LastBefore(opened_parens, paren_level, shut, shut_level, false);
+  for (size_t k = 0; k < closing.size(); ++k) {
+    if (head[k] > 0 && (role_of(head[k] - 1) & kControl)) {
+      body[closing[k]] = 1;
+      keyword_at[closing[k]] = head[k] - 1;
+    }
+  }
+  std::vector<int64_t> need, need_level;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t p = prev[i];
+    const uint16_t before = role_of(p);
+    // after a label's `:` (`case X:`, `default:`): the `:` two tokens after `case`, or right after `default`
+    const bool after_label = (before & kColon) && ((p - 2 >= 0 && (role_of(p - 2) & kCase)) ||
+                                                   (p - 1 >= 0 && (role_of(p - 1) & kDefault)));
+    candidate[i] = starts[i] && ((before & kEnd) || is(i, kCloseBrace) || after_label || p < 0 || body[i]);
+    if (candidate[i] || block[i]) {
+      need.push_back(i);
+      need_level.push_back(depth[i]);
+    }
+  }
+  // the enclosing `{` of the candidates and of the blocks: the last `{` before them one level out
+  std::vector<int64_t> enclosing(n, -1);
+  const std::vector<int64_t> found_brace = LastBefore(opened_braces, brace_level, need, need_level, false);
+  for (size_t k = 0; k < need.size(); ++k) enclosing[need[k]] = found_brace[k];
+  std::vector<uint8_t> kept(n), heads(n), in_parens(n);
+  const auto safe = [&](int64_t i) { return std::max<int64_t>(enclosing[i], 0); };
+  for (int64_t i = 0; i < n; ++i) {
+    const bool inside = enclosing[i] >= 0;
+    kept[i] = candidate[i] && inside && block[safe(i)] && pdepth[i] == pdepth[safe(i)];
+    heads[i] = kept[i] || (candidate[i] && !inside && pdepth[i] == 0);   // not a `for` head's clause after its `;`
+  }
+  // each block's header line: the last statement line at the block's own level (inclusive), or, inside
+  // parentheses, the line its `{` is on
+  std::vector<int64_t> header = line_of, at_heads, head_level, blocks, block_level;
+  for (int64_t i = 0; i < n; ++i) {
+    if (heads[i]) {
+      at_heads.push_back(i);
+      head_level.push_back(depth[i]);
+    }
+    if (block[i]) {
+      blocks.push_back(i);
+      block_level.push_back(depth[i]);
+    }
+  }
+  const std::vector<int64_t> found_head = LastBefore(at_heads, head_level, blocks, block_level, true);
+  for (size_t k = 0; k < blocks.size(); ++k) {
+    const int64_t b = blocks[k];
+    const bool own_level = pdepth[b] == (enclosing[b] >= 0 ? pdepth[safe(b)] : 0);
+    if (found_head[k] >= 0 && own_level) header[b] = found_head[k];
+  }
+  // a block inside parentheses whose `{` ends a continuation line: not judged
+  for (int64_t i = 0; i < n; ++i)
+    in_parens[i] = block[i] && pdepth[i] != (enclosing[i] >= 0 ? pdepth[safe(i)] : 0);
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t s = safe(i);
+    if (in_parens[s] && !heads[line_of[s]]) kept[i] = 0;
+  }
+  std::vector<uint8_t> label(n), in_switch(n);   // a block holding a label: its statements follow one
+  for (int64_t i = 0; i < n; ++i) {
+    label[i] = kept[i] && is(i, kLabel);
+    if (label[i]) in_switch[enclosing[i]] = 1;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    if (!kept[i]) continue;
+    lines.push_back(i);
+    if (body[i]) {
+      kinds.push_back(kBody);
+      bases.push_back(line_of[keyword_at[i]]);
+      continue;
+    }
+    kinds.push_back(is(i, kCloseBrace) ? kClose : label[i] ? kLabelKind : in_switch[enclosing[i]] ? kAfterLabel
+                                                                                           : kStatement);
+    bases.push_back(header[enclosing[i]]);
+  }
+  return py::make_tuple(to_array(lines), to_array(kinds), to_array(bases));
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_native, m) {
@@ -623,4 +780,13 @@ PYBIND11_MODULE(_native, m) {
       .def("unit_symbols", &Leaves::unit_symbols, py::arg("start"))
       .def("unit_texts", &Leaves::unit_texts, py::arg("start"))
       .def("unit_keys", &Leaves::unit_keys, py::arg("start"));
+  m.def("statement_structure", &statement_structure, py::arg("codes"), py::arg("starts"), py::arg("roles"));
+  py::dict roles;   // the Role bits by name, which check/structure.py gives its symbols
+  for (const auto &[name, bit] : std::initializer_list<std::pair<const char *, Role>>{
+           {"open-brace", kOpenBrace}, {"close-brace", kCloseBrace}, {"open", kOpenParen}, {"close", kCloseParen},
+           {"comment", kComment}, {"end", kEnd}, {"not-block", kNotBlock}, {"body-keyword", kBodyKeyword},
+           {"if", kIf}, {"control", kControl}, {"label", kLabel}, {"colon", kColon}, {"case", kCase},
+           {"default", kDefault}, {"paren", kParen}, {"close-paren", kCloseRound}})
+    roles[name] = static_cast<int>(bit);
+  m.attr("STRUCTURE_ROLES") = roles;
 }

@@ -120,11 +120,31 @@ def test_any_token_soup_gives_lines_within_the_file(pieces):
 @given(st.lists(st.tuples(st.integers(0, 40), st.integers(-2, 3)), max_size=30, unique_by=lambda t: t[0]),
        st.lists(st.tuples(st.integers(0, 40), st.integers(-2, 3)), max_size=30), st.booleans())
 def test_the_last_target_before_a_query_at_its_level(targets, queries, inclusive):
-    from check.structure import _last_before
+    from reference_structure import last_before
     targets = sorted(targets)
-    got = _last_before(np.array([p for p, _ in targets], np.int64), np.array([lv for _, lv in targets], np.int64),
-                       np.array([p for p, _ in queries], np.int64), np.array([lv for _, lv in queries], np.int64),
-                       inclusive)
+    got = last_before(np.array([p for p, _ in targets], np.int64), np.array([lv for _, lv in targets], np.int64),
+                      np.array([p for p, _ in queries], np.int64), np.array([lv for _, lv in queries], np.int64),
+                      inclusive)
     want = [max([p for p, lv in targets if lv == ql and (p <= qp if inclusive else p < qp)], default=-1)
             for qp, ql in queries]
     assert got.tolist() == want
+
+
+def _same_as_numpy(text: str):
+    from check.structure import _structure
+    from reference_structure import structure
+    ids, _, starts, _ = _walk(text)
+    assert [a.tolist() for a in _structure(ids, starts)] == [a.tolist() for a in structure(ids, starts)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES + ["while", "(x)", "else if", "{ case x :", "= {", "a . b"]), max_size=80))
+def test_the_compiled_structure_is_numpys_on_any_token_soup(pieces):
+    _same_as_numpy(" ".join(pieces))
+
+
+def test_the_compiled_structure_is_numpys_on_real_files():
+    from conftest import data_path
+    folder = data_path("codrep2019", "validation")
+    for n in range(0, 1000, 25):   # 40 files of the split's different base files
+        _same_as_numpy((folder / f"{n}.txt").read_text())
