@@ -15,7 +15,8 @@ Only these lines are judged: a continuation, an array initializer's elements, a 
 qualified label (`case A.B:`) and the lines of a block opened inside parentheses at the end of a
 continuation line (`.post(x, new Callback() {`, indented from that line or from the statement's, as
 repositories differ) are not: their indentation is alignment and taste. Pure: from a walk's symbol ids
-(ranker/symbols.py's), gap texts and unit, with numpy; every line's base is its header's indentation as
+(ranker/symbols.py's), gap texts and unit (the lines by a compiled pass, parsing/native.cpp's
+statement_structure; the offsets with numpy); every line's base is its header's indentation as
 written, so a block shifted together with its header is one break, not one per line.
 """
 from __future__ import annotations
