@@ -21,6 +21,7 @@ written, so a block shifted together with its header is one break, not one per l
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -127,19 +128,19 @@ def off_habit(ids, gap_texts, starts_line, least: int):
     lines, kinds, bases = _structure(ids, starts_line)
     if not len(lines):
         return []
-    own = [_indent(gap_texts[i])[1] for i in lines.tolist()]
-    base = [_base_indent(gap_texts, b)[1] for b in bases.tolist()]
-    offsets = np.asarray(own, dtype=np.int64) - np.asarray(base, dtype=np.int64)
+    rows = [(i, k, b, _indent(gap_texts[i])[1] - _base_indent(gap_texts, b)[1])
+            for i, k, b in zip(lines.tolist(), kinds.tolist(), bases.tolist())]
+    counts: dict[int, Counter] = {}
+    for _, k, _, offset in rows:
+        counts.setdefault(k, Counter())[offset] += 1
+    habit = {k: min(c.items(), key=lambda kv: (-kv[1], kv[0])) for k, c in counts.items()}   # ties: the least
     out = []
-    for k in np.unique(kinds).tolist():
-        these = kinds == k
-        values, counts = np.unique(offsets[these], return_counts=True)
-        best = int(np.argmax(counts))
-        if counts[best] < least:
+    for k in sorted(counts):
+        best, at_best = habit[k]
+        if at_best < least:
             continue
-        for j in np.nonzero(these & (offsets != values[best]))[0].tolist():
-            at = int(counts[np.searchsorted(values, offsets[j])])
-            out.append((_line(gap_texts, int(lines[j]), k, int(bases[j])), int(values[best]), int(counts[best]), at))
+        out += [(_line(gap_texts, i, k, b), best, at_best, counts[k][offset])
+                for i, kind, b, offset in rows if kind == k and offset != best]
     return out
 
 

@@ -104,16 +104,24 @@ def narrow_key(before: str, gap: str, after: str) -> int:
     return int(narrow_keys_of([(before, gap, after)])[0])
 
 
+_known_keys: dict[tuple[str, str, str], int] = {}   # triple -> its narrow key, for the process (they recur)
+
+
 def narrow_keys_of(triples: list[tuple[str, str, str]]) -> np.ndarray:
-    """The `narrow_key` of each (before, gap, after) triple of symbols, in one pass: the triples as one stream
-    (before, gap, after, then a gap between them: each gap's neighbours are its own triple's tokens)."""
-    if not triples:
-        return np.zeros(0, dtype=np.int64)
-    sep = _intern("")
-    ids = [sep]
-    for before, gap, after in triples:
-        ids += [PAD if before == "|" else _intern(before), _intern(gap), PAD if after == "|" else _intern(after), sep]
-    return narrow_keys(np.array(ids, dtype=np.int64))[1::2]
+    """The `narrow_key` of each (before, gap, after) triple of symbols: those not known yet in one pass, the
+    triples as one stream (before, gap, after, then a gap between them: each gap's neighbours are its own
+    triple's tokens)."""
+    new = list(dict.fromkeys(t for t in triples if t not in _known_keys))
+    if new:
+        sep = _intern("")
+        ids = [sep]
+        for before, gap, after in new:
+            ids += [PAD if before == "|" else _intern(before), _intern(gap), PAD if after == "|" else _intern(after),
+                    sep]
+        if len(_known_keys) > 1 << 18:   # a bound on memory: files of every style
+            _known_keys.clear()
+        _known_keys.update(zip(new, narrow_keys(np.array(ids, dtype=np.int64))[1::2].tolist()))
+    return np.array([_known_keys[t] for t in triples], dtype=np.int64)
 
 
 class _Counts:
