@@ -21,7 +21,7 @@ written, so a block shifted together with its header is one break, not one per l
 """
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -130,9 +130,9 @@ def off_habit(ids, gap_texts, starts_line, least: int):
         return []
     rows = [(i, k, b, _indent(gap_texts[i])[1] - _base_indent(gap_texts, b)[1])
             for i, k, b in zip(lines.tolist(), kinds.tolist(), bases.tolist())]
-    counts: dict[int, Counter] = {}
+    counts: dict[int, Counter] = defaultdict(Counter)
     for _, k, _, offset in rows:
-        counts.setdefault(k, Counter())[offset] += 1
+        counts[k][offset] += 1
     habit = {k: min(c.items(), key=lambda kv: (-kv[1], kv[0])) for k, c in counts.items()}   # ties: the least
     out = []
     for k in sorted(counts):

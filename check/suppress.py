@@ -18,8 +18,9 @@ COMMENTS = frozenset({"line_comment", "block_comment"})
 
 
 def may_turn_off(text: str) -> bool:
-    """Whether `text` may turn checking off (a cheap test before tokenizing: only then are comments needed)."""
-    return OFF.search(text) is not None
+    """Whether `text` may turn checking off (a cheap test before tokenizing: only then are comments needed).
+    Each marker holds ':off' or ':OFF', which `in` finds far faster than the pattern's search."""
+    return (":off" in text or ":OFF" in text) and OFF.search(text) is not None
 
 
 def may_have_quiet(text: str) -> bool:
