@@ -74,11 +74,11 @@ def _roles() -> np.ndarray:
     """Per code, the roles parsing/native.cpp's statement_structure reads it in (its Role bits)."""
     from parsing._native import STRUCTURE_ROLES as bit
     roles = np.zeros(256, np.uint16)
-    for names, role in ((("{",), "open-brace"), (("}",), "close-brace"), (("(", "["), "open"), ((")", "]"), "close"),
-                        (_COMMENTS, "comment"), (_ENDS, "end"), (_NOT_BLOCK, "not-block"), (("else", "do"), "body-keyword"),
-                        (("if",), "if"), (("if", "for", "while"), "control"), (("case", "default"), "label"),
-                        ((":",), "colon"), (("case",), "case"), (("default",), "default"), (("(",), "paren"),
-                        ((")",), "close-paren")):
+    for names, role in ((("{",), "open-brace"), (("}",), "close-brace"), (("(", "["), "open"),
+                        ((")", "]"), "close"), (_COMMENTS, "comment"), (_ENDS, "end"), (_NOT_BLOCK, "not-block"),
+                        (("else", "do"), "body-keyword"), (("if",), "if"), (("if", "for", "while"), "control"),
+                        (("case", "default"), "label"), ((":",), "colon"), (("case",), "case"),
+                        (("default",), "default"), (("(",), "paren"), ((")",), "close-paren")):
         for name in names:
             roles[_CODE[name]] |= bit[role]
     return roles
