@@ -168,6 +168,7 @@ class Counts {
     if (hi == stop && hi < n_ && keys_[hi] <= last) hi = std::upper_bound(keys_ + hi, keys_ + n_, last) - keys_;
     return {lo, hi};
   }
+  size_t size() const { return n_; }
   int64_t key(size_t row) const { return keys_[row]; }
   int64_t count(size_t row) const { return counts_[row]; }
   // Ask the memory for where `key`'s search will start, some lookups ahead of it (the misses overlap).
@@ -350,7 +351,7 @@ class StyleCache {
       WideLevel w{WideContexts(tokens.data(), tokens.size(), reaches[level], static_cast<uint64_t>(hash(kPad))),
                   std::vector<int64_t>(gaps), Counts()};
       // the excluded part: the given table, or the file's own keys and, per context, its gaps; and the file's
-      // distinct contexts, sorted (the file's own keys, sorted once, give all three: a context's keys are
+      // distinct contexts, sorted (the file's own keys, counted, give all three: a context's keys are
       // neighbours)
       Counts minus;
       std::vector<int64_t> distinct, own_totals, keys, counts, totals;
@@ -360,25 +361,18 @@ class StyleCache {
         std::sort(distinct.begin(), distinct.end());
         distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
       } else {
-        std::vector<int64_t> own(gaps), own_keys, own_counts;
+        std::vector<int64_t> own(gaps);
         for (size_t g = 0; g < gaps; ++g) own[g] = w.contexts[g] | (hash(gap_ids_[g]) & kWideSymbolPart);
-        std::sort(own.begin(), own.end());
-        for (size_t i = 0; i < gaps; ++i) {
-          if (i && own[i] == own[i - 1]) {
-            ++own_counts.back();
-          } else {
-            own_keys.push_back(own[i]);
-            own_counts.push_back(1);
-          }
-          const int64_t c = own[i] & ~kWideSymbolPart;
+        minus = Counts(std::move(own));
+        for (size_t r = 0; r < minus.size(); ++r) {
+          const int64_t c = minus.key(r) & ~kWideSymbolPart;
           if (!distinct.empty() && distinct.back() == c) {
-            ++own_totals.back();
+            own_totals.back() += minus.count(r);
           } else {
             distinct.push_back(c);
-            own_totals.push_back(1);
+            own_totals.push_back(minus.count(r));
           }
         }
-        minus = Counts(std::move(own_keys), std::move(own_counts));
       }
       constexpr size_t kAhead = 8;
       for (size_t i = 0; i < std::min(kAhead, distinct.size()); ++i) all.Prefetch(distinct[i]);
