@@ -126,9 +126,10 @@ corpus: setup data
 
 # Detection development sets (evaluation/devsets.py): one task folder per project, tasks kept only when
 # Checkstyle flags them, clean files beside them; cached under .data/devsets (a set is rebuilt when its
-# configuration changes).
+# configuration changes); and the same sets with the real slips' mix of edits, under .data/slipsets.
 devsets: setup data
 	$(PY) -m evaluation.devsets .data/devsets
+	$(PY) -m evaluation.devsets --edits real .data/slipsets
 
 # The ranker on the development sets, per project and style, by way of learning the project's style (--adapt):
 # MRR and file-level AUC, into docs/detection.md (the README links it); then bin/check on the same sets as

@@ -30,7 +30,8 @@ from pathlib import Path
 from bench import realslips
 from ranker.cli import DEFAULT_MODEL
 from check.calibration import (BUDGETS, CALIBRATION, FILE_BUDGETS, INJECTED, SENSITIVITIES, SLIP_BUDGETS,
-                               SLIP_FILE_BUDGETS, Calibration, Evidence, Family, fit, fit_habits)
+                               SLIP_FILE_BUDGETS, Calibration, Evidence, Family, fit, fit_habits,
+                               fit_habits_beside)
 from evaluation.realslips import labels as realslips_labels
 from check.cli import DEFAULT_LEARN, LEARN
 from formats.codrep2019 import DEVSET_FILE, original_texts, read_devset, read_jsonl
@@ -40,6 +41,7 @@ from unnatural.signature import signature
 
 COMMAND = "check-bench"
 DEVSETS = ROOT / ".data" / "devsets"
+SLIPSETS = ROOT / ".data" / "slipsets"   # the same sets with the real slips' mix of edits (make devsets)
 WORK = ROOT / ".cache" / "check-bench"
 SPEED_RUNS = 3        # --speed: the runs of bin/rank and bin/check, taking turns
 MIN_SCORE = 2.0       # the calibration run's floor: below every sensitivity's least score
@@ -60,6 +62,10 @@ HABIT_BUDGETS = {"low": 0.1, "medium": 0.3, "high": 1.5}
 # them as false there too)
 HABIT_INJECTED_BUDGETS = {"low": 0.005, "medium": 0.02, "high": 0.2}
 REAL_SLIPS = "real slips"
+# The habit breaks of the slip sets' task files: real-kind slips in repositories several times the real-slip
+# projects' size (without them a break's belief fell as its repository grew, as the detection sets' breaks were
+# all false; docs/calibration.md). Their clean files are the detection sets': no budget of their own.
+INJECTED_SLIPS = "injected slips"
 
 
 @dataclass(frozen=True)
@@ -72,6 +78,7 @@ class Repo:
     clean: dict[str, str]        # clean file -> its text
     clean_lines: int
     held_out: bool
+    answer_field: str = "offset"   # the finding's field the answer is: its offset, or its gap's (a slip set's)
 
 
 def make_repo(folder: Path, dest: Path) -> Repo:
@@ -94,7 +101,8 @@ def make_repo(folder: Path, dest: Path) -> Repo:
         clean[str(target)] = read_source(target)
     meta = read_devset(folder)
     lines = sum(t.count("\n") + 1 for t in clean.values())
-    return Repo(folder.name, dest, answers, texts, clean, lines, bool(meta["config"].get("held_out", False)))
+    return Repo(folder.name, dest, answers, texts, clean, lines, bool(meta["config"].get("held_out", False)),
+                "gap_offset" if meta["config"].get("mix") == "real" else "offset")
 
 
 def run_check(repo: Repo, args: list[str], workers: int, learn: str | None = None) -> list[dict]:
@@ -114,7 +122,7 @@ def _learning(learn: str | None) -> list[str]:
 def _right(repo: Repo, f: dict, found: set[str]) -> bool:
     """Whether finding `f` is the injected error of its task file (the first such finding counts)."""
     path = str(Path(f["path"]).absolute())
-    if repo.answers.get(path) == f["offset"] and path not in found:
+    if repo.answers.get(path) == f[repo.answer_field] and path not in found:
         found.add(path)
         return True
     return False
@@ -176,26 +184,46 @@ def injected_breaks(repos: list[Repo], workers: int, learn: str | None = None):
     return out
 
 
-def calibrate_habits(slips, projects: list[str], repos: list[Repo], workers: int, learn: str | None = None) -> None:
-    """The habit belief fitted on the real-slip set's `projects` and the detection sets `repos` (development
-    sets, both), written into CALIBRATION (the rest kept)."""
+def injected_slip_breaks(repos: list[Repo], workers: int, learn: str | None = None):
+    """The habit breaks bin/check finds in the task files of the slip sets `repos` (evidence, right: at the
+    injected slip's gap, False, file)."""
+    out = []
+    for repo in repos:
+        found: set[str] = set()
+        for f in run_check(repo, _ALL_BREAKS, workers, learn):
+            if str(Path(f["path"]).absolute()) in repo.answers:
+                out.append((Evidence(**f["evidence"]), _right(repo, f, found), False, f["path"]))
+        print(f"calibration: slip set {repo.name}: {len(found)} of {len(repo.answers)} slips among the breaks",
+              file=sys.stderr)
+    return out
+
+
+def calibrate_habits(slips, projects: list[str], repos: list[Repo], workers: int, learn: str | None = None,
+                     slip_repos: list[Repo] = ()) -> None:
+    """The habit belief fitted on the real-slip set's `projects`, the detection sets `repos` and the slip sets
+    `slip_repos` (development sets, all), written into CALIBRATION (the rest kept)."""
     found, lines, files = habit_breaks(slips, projects, workers, learn)
     elsewhere = injected_breaks(repos, workers, learn)
+    injected = injected_slip_breaks(slip_repos, workers, learn)
     families = {REAL_SLIPS: Family(lines, files, HABIT_BUDGETS, SLIP_FILE_BUDGETS),
                 INJECTED: Family(sum(r.clean_lines for r in repos), sum(len(r.clean) for r in repos),
                                  HABIT_INJECTED_BUDGETS, {})}
-    belief = fit_habits([(*x, REAL_SLIPS) for x in found] + [(*x, INJECTED) for x in elsewhere], families,
-                        REAL_SLIPS)
+    breaks = [(*x, REAL_SLIPS) for x in found] + [(*x, INJECTED) for x in elsewhere]
+    belief = fit_habits(breaks, families, REAL_SLIPS)
+    large = (fit_habits_beside(breaks + [(*x, INJECTED_SLIPS) for x in injected], families, belief,
+                               {INJECTED, INJECTED_SLIPS}) if injected else None)
     cal = Calibration.load(CALIBRATION)
     measured = {**cal.measured, "habit_projects": list(projects), "habit_sets": [r.name for r in repos],
-                "habit_breaks": len(found) + len(elsewhere), "habit_budgets": HABIT_BUDGETS,
+                "habit_slip_sets": [r.name for r in slip_repos],
+                "habit_breaks": len(found) + len(elsewhere) + len(injected), "habit_budgets": HABIT_BUDGETS,
                 "habit_injected_budgets": HABIT_INJECTED_BUDGETS}
-    replace(cal, habits=belief, measured=measured).save(CALIBRATION)
-    print(f"calibration: {CALIBRATION.relative_to(ROOT)}: habit cut-offs {belief.cutoffs}", file=sys.stderr)
+    replace(cal, habits=belief, habits_large=large, measured=measured).save(CALIBRATION)
+    print(f"calibration: {CALIBRATION.relative_to(ROOT)}: habit cut-offs {belief.cutoffs}"
+          + (f", in large repositories {large.cutoffs}" if large else ""), file=sys.stderr)
 
 
 def calibrate(repos: list[Repo], workers: int, model_name: str, learn: str | None = None, slips=None,
-              slip_projects: list[str] = ()) -> None:
+              slip_projects: list[str] = (), slip_repos: list[Repo] = ()) -> None:
     labelled, evidence, files, lines, clean_files = [], [], [], 0, 0
     with open(WORK / "calibration-findings.jsonl", "w") as keep:   # for a look at what was labelled how
         for repo in repos:
@@ -234,7 +262,7 @@ def calibrate(repos: list[Repo], workers: int, model_name: str, learn: str | Non
     cal.save(CALIBRATION)
     print(f"calibration: {CALIBRATION.relative_to(ROOT)}: cut-offs {cal.cutoffs}", file=sys.stderr)
     if slip_projects:
-        calibrate_habits(slips, slip_projects, repos, workers, learn)
+        calibrate_habits(slips, slip_projects, repos, workers, learn, slip_repos)
 
 
 @dataclass(frozen=True)
@@ -385,13 +413,23 @@ def run_realslips(args) -> None:
         write_docs(args.docs.with_name(realslips.DOCS), lines, realslips.MARKER)
 
 
-def _devset_folders(args) -> list[Path]:
-    folders = sorted(p for p in DEVSETS.iterdir() if (p / DEVSET_FILE).exists()) if DEVSETS.exists() else []
+def _devset_folders(args, where: Path = DEVSETS) -> list[Path]:
+    folders = sorted(p for p in where.iterdir() if (p / DEVSET_FILE).exists()) if where.exists() else []
     if args.sets:
         folders = [f for f in folders if f.name in args.sets]
     if not folders:
-        raise cli.CommandError(f"no detection sets under {DEVSETS}: run 'make devsets'")
+        raise cli.CommandError(f"no detection sets under {where}: run 'make devsets'")
     return folders
+
+
+def _mix(folder: Path) -> str:
+    """The mix of edits of a detection set (evaluation/devsets.py)."""
+    return read_devset(folder)["config"].get("mix", "codrep2019")
+
+
+def _slip_repos(args) -> list[Repo]:
+    """The slip sets (SLIPSETS), each a fresh repository."""
+    return [make_repo(f, WORK / SLIPSETS.name / f.name) for f in _devset_folders(args, SLIPSETS)]
 
 
 @cli.command(COMMAND)
@@ -412,7 +450,7 @@ def main(argv=None) -> int:
         held_out = realslips.held_out_projects(args.held_out, slips)
         repos = [make_repo(f, WORK / f.name) for f in _devset_folders(args)]
         calibrate_habits(slips, [p for p in slips.projects if p not in held_out], [r for r in repos if not r.held_out],
-                         args.workers, args.learn)
+                         args.workers, args.learn, [r for r in _slip_repos(args) if not r.held_out])
     if args.realslips:
         run_realslips(args)
         return cli.EXIT_OK
@@ -422,18 +460,27 @@ def main(argv=None) -> int:
         slips = realslips.read_set(args.realslips_set) if realslips.available(args.realslips_set) else None
         held_out = realslips.held_out_projects(args.held_out, slips) if slips else ()
         calibrate([r for r in repos if not r.held_out], args.workers, Path(DEFAULT_MODEL).name, args.learn, slips,
-                  [p for p in slips.projects if p not in held_out] if slips else [])
-    rows = []
-    for s in args.sensitivity or SENSITIVITIES:
-        for f in folders:
-            rows.append(evaluate(make_repo(f, WORK / f.name), s, args.workers, args.learn))
-            print(f"{f.name} {s}: precision {rows[-1].precision:.3f} recall {rows[-1].recall:.3f}", file=sys.stderr)
-    lines = table(rows) + ["", signature(COMMAND, [("sets", len(folders)), ("workers", args.workers),
-                                                   ("learn", args.learn or DEFAULT_LEARN),
-                                                   ("calibration", CALIBRATION.name)])]
-    print("\n".join(lines))
-    if args.docs:
-        write_docs(args.docs, lines)
+                  [p for p in slips.projects if p not in held_out] if slips else [],
+                  [r for r in _slip_repos(args) if not r.held_out] if slips else [])
+    for where, marker in ((DEVSETS, "check-bench"), (SLIPSETS, "check-bench-slipsets")):
+        if where == SLIPSETS and not where.exists():
+            print(f"{COMMAND}: warning: no slip sets under {where}: run 'make devsets'", file=sys.stderr)
+            continue
+        folders = _devset_folders(args, where)
+        rows = []
+        for s in args.sensitivity or SENSITIVITIES:
+            for f in folders:
+                work = WORK / f.name if where == DEVSETS else WORK / where.name / f.name
+                rows.append(evaluate(make_repo(f, work), s, args.workers, args.learn))
+                print(f"{where.name} {f.name} {s}: precision {rows[-1].precision:.3f} recall {rows[-1].recall:.3f}",
+                      file=sys.stderr)
+        lines = table(rows) + ["", signature(COMMAND, [("sets", len(folders)), ("edits", _mix(folders[0])),
+                                                       ("workers", args.workers),
+                                                       ("learn", args.learn or DEFAULT_LEARN),
+                                                       ("calibration", CALIBRATION.name)])]
+        print("\n".join(lines))
+        if args.docs:
+            write_docs(args.docs, lines, marker)
     if not args.sets and realslips.available(args.realslips_set):   # the whole benchmark: the real slips too
         run_realslips(args)
     return cli.EXIT_OK

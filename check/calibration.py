@@ -15,7 +15,9 @@ calibration file) the belief is the score, with one isotonic curve per rule. A s
 confidence, the lowest at which the false findings in clean files stay within its budget per 1000 lines and,
 for `medium`, the clean files with a finding within a share of them. The precision is that of sets where
 half the files hold one error each: in a repository with fewer errors the same finding is right less often.
-The habit breaks (check/breaks.py) have a belief of their own (`HabitBelief`), fitted on real slips.
+The habit breaks (check/breaks.py) have a belief of their own (`HabitBelief`), fitted on real slips; and a
+second one for large repositories (`habits_large`), fitted on slips injected into them, which reports a
+break the first does not believe.
 """
 from __future__ import annotations
 
@@ -122,6 +124,7 @@ class Calibration:
     measured: dict = field(default_factory=dict)         # sets, findings, budgets: how it was made
     weights: dict[str, float] = field(default_factory=dict)   # the belief's; none: the belief is the score
     habits: "HabitBelief | None" = None                   # how far the habit breaks are believed (none: not)
+    habits_large: "HabitBelief | None" = None             # ... in large repositories, beside it (none: no such)
 
     @property
     def evidence_floor(self) -> float:
@@ -173,6 +176,8 @@ class Calibration:
                 "weights": self.weights, "cutoffs": self.cutoffs, "model": self.model, "measured": self.measured}
         if self.habits is not None:
             data["habits"] = self.habits.as_dict()
+        if self.habits_large is not None:
+            data["habits_large"] = self.habits_large.as_dict()
         path.write_text(json.dumps(data, indent=1) + "\n")
 
     @classmethod
@@ -182,7 +187,8 @@ class Calibration:
             out = cls({str(r): tuple((float(s), float(p)) for s, p in ks) for r, ks in data["curves"].items()},
                       {str(k): float(v) for k, v in data["cutoffs"].items()}, str(data.get("model", "")),
                       dict(data.get("measured", {})), {str(k): float(v) for k, v in data.get("weights", {}).items()},
-                      HabitBelief.of_dict(data["habits"]) if "habits" in data else None)
+                      HabitBelief.of_dict(data["habits"]) if "habits" in data else None,
+                      HabitBelief.of_dict(data["habits_large"]) if "habits_large" in data else None)
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
             raise CalibrationError(f"{path}: not a calibration file ({e})") from None
         missing = [s for s in SENSITIVITIES if s not in out.cutoffs]
@@ -214,8 +220,8 @@ def _curve(points: list[tuple[float, bool]]) -> tuple[tuple[float, float], ...]:
     fitted = isotonic([1.0 if ok else 0.0 for _, ok in points])
     steps: list[tuple[float, float]] = []
     for (score, _), p in zip(points, fitted):
-        if not steps or p > steps[-1][1]:
-            steps.append((round(score, 4), round(p, 4)))
+        if not steps or p > steps[-1][1]:   # (rounded down: a knot above its first point would leave it out)
+            steps.append((math.floor(score * 1e4) / 1e4, round(p, 4)))
     while len(steps) > KNOTS:   # merge the closest neighbouring steps (keeps the curve monotone)
         i = min(range(1, len(steps)), key=lambda j: steps[j][1] - steps[j - 1][1])
         steps.pop(i)
@@ -452,15 +458,70 @@ def fit_habits(breaks: list[tuple[Evidence, bool, bool, str, str]], families: di
     the habit belief (a logistic fit on all of them), its precision curve (on family `measured_on`'s: the
     precision of a break in repositories with slips) and each sensitivity's least belief, the lowest at
     which every family's clean files keep within its budgets."""
-    import numpy as np   # only when fitting
     if not any(family == measured_on for *_, family in breaks):
         raise CalibrationError(f"no habit breaks of {measured_on} to calibrate on")
-    rows = [habit_features(e) for e, *_ in breaks]
-    names = sorted({k for r in rows for k in r})
-    X = np.array([[r.get(n, 0.0) for n in names] for r in rows], float)
-    w = _logistic(X, np.array([ok for _, ok, *_ in breaks], float), L2)
-    blank = HabitBelief({n: round(float(v), 6) for n, v in zip(names, w)}, (), {})
+    blank = _habit_weights(breaks)
     rated = [(blank.belief(e), ok, clean, file, family) for e, ok, clean, file, family in breaks]
     curve = _curve([(b, ok) for b, ok, *_, family in rated if family == measured_on])
     return HabitBelief(blank.weights, curve,
                        {name: _strictest(rated, families, name, _least) for name in SENSITIVITIES})
+
+
+def fit_habits_beside(breaks: list[tuple[Evidence, bool, bool, str, str]], families: dict[str, Family],
+                      first: HabitBelief, fit_on: set[str]) -> HabitBelief:
+    """A second habit belief beside `first`: a logistic fit on the breaks of the families `fit_on` (the large
+    repositories': the detection sets' anomalies and the slips injected beside them), its precision curve
+    on the same breaks, and each sensitivity's least belief, the lowest at which the breaks that either
+    belief reports keep every family of `families` within its budgets (those `first` reports count first)."""
+    mine = [b for b in breaks if b[4] in fit_on]
+    if not any(ok for _, ok, *_ in mine):
+        raise CalibrationError(f"no slip among the habit breaks of {', '.join(sorted(fit_on))} to calibrate on")
+    blank = _habit_weights(mine)
+    curve = _curve([(blank.belief(e), ok) for e, ok, *_ in mine])
+    beliefs = [(blank.belief(e), first.belief(e)) for e, *_ in breaks]
+    cutoffs = {name: _least_beside([(b, ok, clean, file, family, a >= first.cutoffs.get(name, math.inf))
+                                    for (b, a), (_, ok, clean, file, family) in zip(beliefs, breaks)], families, name)
+               for name in SENSITIVITIES}
+    return HabitBelief(blank.weights, curve, cutoffs)
+
+
+def _habit_weights(breaks: list[tuple[Evidence, bool, bool, str, str]]) -> "HabitBelief":
+    """A habit belief with the weights of a logistic fit of right-or-not on `breaks`' habit features (no
+    curve, no cut-offs)."""
+    import numpy as np   # only when fitting
+    rows = [habit_features(e) for e, *_ in breaks]
+    names = sorted({k for r in rows for k in r})
+    X = np.array([[r.get(n, 0.0) for n in names] for r in rows], float)
+    w = _logistic(X, np.array([ok for _, ok, *_ in breaks], float), L2)
+    return HabitBelief({n: round(float(v), 6) for n, v in zip(names, w)}, (), {})
+
+
+def _least_beside(rated: list[tuple[float, bool, bool, str, str, bool]], families: dict[str, Family],
+                  name: str) -> float:
+    """The least belief of sensitivity `name` over breaks (belief, right, in a clean file, file, family,
+    reported already by another belief): the lowest at which those reported by either keep every family's
+    clean files within its budgets (inf: not even the most believed one)."""
+    false_clean: dict[str, int] = defaultdict(int)
+    touched: dict[str, set[str]] = defaultdict(set)
+
+    def count(ok: bool, clean: bool, file: str, family: str) -> bool:
+        """Count a break; whether its family still keeps within its budgets."""
+        if family not in families or not clean or ok:
+            return True
+        fam = families[family]
+        false_clean[family] += 1
+        touched[family].add(file)
+        files = fam.file_budgets.get(name, math.inf) * fam.clean_files if fam.clean_files else math.inf
+        return false_clean[family] <= fam.budgets[name] * fam.clean_lines / 1000 and len(touched[family]) <= files
+
+    for _, ok, clean, file, family, already in rated:
+        if already and not count(ok, clean, file, family):
+            return math.inf   # the other belief alone spends the budget
+    ordered = sorted((r for r in rated if not r[5]), key=lambda r: -r[0])
+    cut = math.inf
+    for i, (value, ok, clean, file, family, _) in enumerate(ordered):
+        if not count(ok, clean, file, family):
+            break
+        if i + 1 == len(ordered) or ordered[i + 1][0] < value:   # a cut-off between distinct values
+            cut = value
+    return cut

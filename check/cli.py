@@ -27,7 +27,8 @@ from ranker.learn import LearnConfig, Learned, learn
 from unnatural import cli
 from unnatural.signature import signature
 
-from .calibration import DEFAULT_SENSITIVITY, LEAST_REPORTED, POOLED, SENSITIVITIES, Calibration, CalibrationError
+from .calibration import (DEFAULT_SENSITIVITY, LEAST_REPORTED, POOLED, SENSITIVITIES, Calibration, CalibrationError,
+                          HabitBelief)
 from .engine import MAX_FINDINGS, CheckConfig, check_text
 from .findings import CheckedFile, Summary
 from .output import add_arguments as add_output_arguments, options_for, reporter
@@ -74,16 +75,16 @@ def reporting(args, calibration: Calibration) -> tuple[str, dict[str, float], fl
     return f"sensitivity:{name}", {rule: max(s, floor) for rule, s in calibration.least_scores(cutoff).items()}, cutoff
 
 
-def habit_least(args, calibration: Calibration) -> float:
-    """The least belief of a habit break reported (check/breaks.py, check/calibration.py's HabitBelief):
-    every one when calibrating (--min-score), none without a habit belief."""
+def habit_least(args, believed: HabitBelief | None) -> float:
+    """The least belief of a habit break reported (check/breaks.py) by habit belief `believed`
+    (check/calibration.py's): every one when calibrating (--min-score), none without a habit belief."""
     if args.min_score is not None:
         return -math.inf
-    if calibration.habits is None:
+    if believed is None:
         return math.inf
     if args.threshold is not None:
-        return calibration.habits.least_belief(args.threshold)
-    return calibration.habits.cutoffs.get(args.sensitivity or DEFAULT_SENSITIVITY, math.inf)
+        return believed.least_belief(args.threshold)
+    return believed.cutoffs.get(args.sensitivity or DEFAULT_SENSITIVITY, math.inf)
 
 
 def parser() -> cli.ArgumentParser:
@@ -282,7 +283,8 @@ def _set_up(args, files) -> tuple[CheckRun, LanguageModel, dict]:
     except (KenlmError, OSError) as e:
         raise cli.CommandError(f"learning a project model: {e}") from None
     cfg = CheckConfig(least, args.max_findings, least_confidence=cutoff, evidence_floor=calibration.evidence_floor,
-                      habit_least=habit_least(args, calibration))
+                      habit_least=habit_least(args, calibration.habits),
+                      habit_least_large=habit_least(args, calibration.habits_large))
     job = dict(model=str(model), cfg=cfg, calibration=calibration, learned=learned, max_bytes=args.max_bytes)
     return CheckRun(str(model), config, report, calibration.model or "none"), lm, job
 

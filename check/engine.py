@@ -44,6 +44,7 @@ class CheckConfig:
     least_confidence: float = 0.0    # the least confidence reported
     evidence_floor: float = math.inf   # the score the ranking must reach down to for the evidence
     habit_least: float = math.inf      # the least belief of a habit break reported (check/breaks.py; inf: none)
+    habit_least_large: float = math.inf   # ... of the large repositories' belief (Calibration.habits_large)
 
     @property
     def floor(self) -> float:
@@ -247,7 +248,8 @@ def check_text(scorer: Scorer, scheme: Scheme, text: str, path: str, cfg: CheckC
                            f.score, start, f.repair.observed, f.repair.repaired, evidence))
         current = edits.apply(current, gap, f.repair.observed, f.repair.repaired)
         edits.fixed[gap] = f.repair.repaired
-    if len(out) < cfg.max_findings and cfg.habit_least < math.inf and edits.gap_starts is not None:
+    if (len(out) < cfg.max_findings and min(cfg.habit_least, cfg.habit_least_large) < math.inf
+            and edits.gap_starts is not None):
         out += _habit_findings(text, path, edits, context, cfg, calibration)[:cfg.max_findings - len(out)]
     return tuple(out)
 
@@ -256,10 +258,14 @@ def _habit_findings(text: str, path: str, edits: _Edits, context: _Context, cfg:
                     calibration: Calibration) -> list[Finding]:
     """The habit breaks (check/breaks.py) of the original text that cfg reports, on gaps no finding of the
     ranking fixed, whose repairs keep the tokens and do no harm, most confident first. They carry no gain of
-    the model (score 0): the repository's counts are their evidence."""
+    the model (score 0): the repository's counts are their evidence. A break is reported when either habit
+    belief reaches its least (the real-slip projects', or the large repositories' beside it), with the
+    precision measured at the higher of them."""
     out = []
     found = context.breaks()
-    believed, gaps = calibration.habits, context.gaps(len(edits.gap_texts))
+    gaps = context.gaps(len(edits.gap_texts))
+    views = [(view, least) for view, least in ((calibration.habits, cfg.habit_least),
+                                               (calibration.habits_large, cfg.habit_least_large)) if view is not None]
     for b in found:
         gap = b.gap + context.bom
         if gap in edits.fixed or gap in edits.quiet():
@@ -267,13 +273,13 @@ def _habit_findings(text: str, path: str, edits: _Edits, context: _Context, cfg:
         evidence = Evidence(repo_observed=b.repo_observed, repo_repaired=b.repo_repaired,
                             file_observed=b.file_observed, file_repaired=b.file_repaired,
                             gaps=gaps, other_edit=True, habit=b.habit, breaks=len(found) - 1)
-        belief = believed.belief(evidence) if believed is not None else 0.0
-        if belief < cfg.habit_least:   # most breaks are below it: asked before the harm
+        believed = [(view, belief) for view, least in views for belief in (view.belief(evidence),) if belief >= least]
+        if not believed:   # most breaks are below it: asked before the harm
             continue
         before, after = edits.token_text(gap - 1), edits.token_text(gap)
         if harmful(b.observed, b.repaired, before, after, lambda: context.indent(gap), edits.tabs):
             continue
-        confidence = believed.precision(belief) if believed is not None else 0.0
+        confidence = max(view.precision(belief) for view, belief in believed)
         start = edits.gap_starts[gap]
         if not same_tokens(text, start, start + len(b.observed), b.repaired, edits.token_texts()):
             continue

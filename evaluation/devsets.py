@@ -14,6 +14,11 @@ the tasks: one task or clean file per distinct base file, at most PER_PROJECT ta
 
 HELD_OUT_PROJECTS are never used to choose anything (models, schemes, thresholds): they are reported as
 held out. The default model never saw any of these files.
+
+`--edits real` builds the same sets with the real slips' mix of edits instead (evaluation/real_edits.py:
+lines joined, re-indented, tabs for spaces, trailing whitespace, ...; not filtered by Checkstyle, which
+flags few of them), into `.data/slipsets`: the same seed, so the same clean files and base files, with
+slips of any size in repositories several times the real-slip set's projects.
 """
 from __future__ import annotations
 
@@ -118,8 +123,10 @@ def codrep2018_sets(datasets=CODREP2018) -> list[DevSet]:
 
 
 def build(out: Path, names: list[str] | None = None, per_project: int = PER_PROJECT, seed: int = SEED,
-          force: bool = False) -> list[str]:
-    """Write the sets not yet built (or all, with force) into out/<name>/; returns the names written."""
+          force: bool = False, mix: str = "codrep2019") -> list[str]:
+    """Write the sets not yet built (or all, with force) into out/<name>/, their edits of `mix`
+    (evaluation/injection.py's MIXES: CodRep 2019's, kept when Checkstyle flags them, or the real slips');
+    returns the names written."""
     sets = jdk_sets() + codrep2018_sets()
     written = []
     for devset in sets:
@@ -128,23 +135,24 @@ def build(out: Path, names: list[str] | None = None, per_project: int = PER_PROJ
         folder = out / devset.name
         stamp = folder / DEVSET_FILE
         config = {"name": devset.name, "files": len(devset.files), "per_project": per_project, "seed": seed,
-                  "held_out": devset.name in HELD_OUT_PROJECTS}
+                  "held_out": devset.name in HELD_OUT_PROJECTS, **({"mix": mix} if mix != "codrep2019" else {})}
         if stamp.exists() and not force and read_devset(folder).get("config") == config:
             continue
         indentation = devset.indentation or majority_indentation(
             [detect_indentation(tokenize(t)) for _, t in devset.files])
         count = min(per_project, len(devset.files) // 2)
-        checkstyle = Checkstyle(SHIPPED["whitespace"], properties(indentation))
-        cfg = TaskConfig(count=count, clean=count, seed=seed, project=devset.name, checkstyle=checkstyle)
+        checkstyle = Checkstyle(SHIPPED["whitespace"], properties(indentation)) if mix == "codrep2019" else None
+        cfg = TaskConfig(count=count, clean=count, seed=seed, mix=mix, project=devset.name, checkstyle=checkstyle)
         with tqdm(total=count, unit="task", desc=devset.name, file=sys.stderr) as bar:
             summary = make_tasks(devset.files, folder, cfg, force=True, progress=bar.update)
         stamp.write_text(json.dumps({"config": config, "indentation": indentation.name,
-                                     "checkstyle": checkstyle.label, "tasks": summary.tasks,
+                                     "checkstyle": checkstyle.label if checkstyle else None, "tasks": summary.tasks,
                                      "clean": summary.clean, "kinds": dict(summary.kinds),
                                      "unflagged": summary.unflagged, "unparsed": summary.unparsed}, indent=1) + "\n")
+        flagged = (f"; {summary.unflagged} files with no flagged edit, {summary.unparsed} Checkstyle could not "
+                   f"parse" if checkstyle else "")
         print(f"devsets: {devset.name}: {summary.tasks} tasks and {summary.clean} clean files "
-              f"({indentation.name}; {summary.unflagged} files with no flagged edit, {summary.unparsed} "
-              f"Checkstyle could not parse)", file=sys.stderr)
+              f"({indentation.name}{flagged})", file=sys.stderr)
         written.append(devset.name)
     return written
 
@@ -152,13 +160,17 @@ def build(out: Path, names: list[str] | None = None, per_project: int = PER_PROJ
 @cli.command(COMMAND)
 def main(argv=None) -> int:
     p = cli.parser(COMMAND, "Build the detection development sets (make devsets), one task folder per project.")
-    p.add_argument("out", type=Path, nargs="?", default=ROOT / ".data" / "devsets", help="default: .data/devsets")
+    p.add_argument("out", type=Path, nargs="?", default=None,
+                   help="default: .data/devsets (.data/slipsets with --edits real)")
+    p.add_argument("--edits", choices=("codrep2019", "real"), default="codrep2019",
+                   help="the mix of edits: CodRep 2019's (default) or the real slips' (bin/make-tasks --edits)")
     p.add_argument("--only", action="append", metavar="NAME", choices=sorted(ALL_SETS),
                    help="build only this set; repeatable")
     p.add_argument("--force", action="store_true", help="rebuild sets already built")
     args = p.parse_args(argv)
     try:
-        build(args.out, args.only, force=args.force)
+        out = args.out or ROOT / ".data" / ("slipsets" if args.edits == "real" else "devsets")
+        build(out, args.only, force=args.force, mix=args.edits)
     except (CheckstyleError, InputError, OSError) as e:
         raise cli.CommandError(e) from None
     return cli.EXIT_OK

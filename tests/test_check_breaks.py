@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, strategies as st
 
 from check.breaks import _columns
-from check.calibration import (Calibration, CalibrationError, Evidence, Family, HabitBelief, POOLED, fit_habits,
-                               habit_features)
+from check.calibration import (Calibration, CalibrationError, Evidence, Family, HabitBelief, POOLED, _least_beside,
+                               fit_habits, fit_habits_beside, habit_features)
 
 BODY = "        int a{i} = {i};\n        if (a{i} > 0) {{\n            a{i}++;\n        }}\n"
 
@@ -139,9 +139,61 @@ def test_the_habit_belief_ranks_a_rare_break_above_a_common_one_and_keeps_the_bu
     assert fitted.least_belief(1.01) == math.inf
 
 
+def _large_dataset():
+    """The breaks of a large repository: slips injected where it writes the repair 200,000 times and the gap
+    100 times (right), and anomalies in its clean files that look alike but for one more in the file, or
+    that the repository writes 5,000 times."""
+    out = []
+    for i in range(60):
+        out.append((_evidence(100, 200_000), True, False, f"s{i}", "large"))
+        out.append((_evidence(100, 200_000, fo=1), False, True, f"e{i}", "injected"))
+        out.append((_evidence(5000, 200_000, fo=4), False, True, f"g{i}", "injected"))
+    return out
+
+
+@pytest.mark.parametrize("bias, reported", [
+    (10.0, True),    # the first belief leans on the count of the repair: blind to a large repository's breaks
+    (100.0, False),  # the first believes every break: it alone spends the budgets, nothing is left beside it
+])
+def test_the_large_repositories_belief_reports_their_slips_within_what_both_beliefs_may_spend(bias, reported):
+    families = {"injected": Family(100_000, 40, {"low": 0.0, "medium": 0.05, "high": 0.5}, {})}
+    first = HabitBelief({"bias": bias, "repo-repaired": -1.0}, ((0.0, 0.5),), {n: 3.0 for n in families["injected"].budgets})
+    breaks = _large_dataset()
+    large = fit_habits_beside(breaks, families, first, {"injected", "large"})
+    slip, anomaly, common = _evidence(100, 200_000), _evidence(100, 200_000, fo=1), _evidence(5000, 200_000, fo=4)
+    assert large.belief(common) < large.belief(anomaly) < large.belief(slip)
+    assert large.confidence(slip) == pytest.approx(1.0) and large.confidence(anomaly) == pytest.approx(0.0)
+    for name, cut in large.cutoffs.items():
+        # the 60 look-alikes share one belief, more than any budget allows: every cut-off stops above them
+        assert (large.belief(anomaly) < cut <= large.belief(slip)) if reported else cut == math.inf
+
+
+def _rated(already: str) -> list:
+    """(belief, right, in a clean file, file, family, reported already by the other belief): a slip, then three
+    anomalies in clean files; those named in `already` the other belief reports."""
+    return [(3.0, True, False, "a", "f", "a" in already)] + [
+        (v, False, True, n, "f", n in already) for v, n in ((2.0, "b"), (1.0, "c"), (0.5, "d"))]
+
+
+@pytest.mark.parametrize("rated, expected", [
+    (_rated(""), 1.0),       # the family allows 2 false breaks: down to c
+    (_rated("b"), 1.0),      # b spent by the other belief (counted once): the same
+    (_rated("bc"), 3.0),     # b and c spent by it: only the slip above d is left
+    (_rated("bcd"), math.inf),   # it spends more than the budget: nothing beside it
+    ([(1.0, False, True, "c", "x", False), (0.5, False, True, "d", "x", False)], 0.5),   # a family without budgets
+    ([(2.0, False, True, n, "f", False) for n in "bcd"], math.inf),   # a cut-off falls between distinct beliefs
+])
+def test_the_least_belief_beside_another_keeps_the_budgets_of_both(rated, expected):
+    families = {"f": Family(1000, 0, {"low": 0.0, "medium": 2.0, "high": 4.0}, {})}
+    assert _least_beside(rated, families, "medium") == expected
+
+
 def test_the_habit_belief_needs_breaks_of_the_family_it_measures():
     with pytest.raises(CalibrationError):
         fit_habits([(_evidence(0, 10), True, False, "f", "other")], {"other": Family(100)}, "slips")
+    first = HabitBelief({"bias": 0.0}, ((0.0, 0.5),), {"medium": 0.0})
+    with pytest.raises(CalibrationError):
+        fit_habits_beside([(_evidence(0, 10), False, False, "f", "large")], {}, first, {"large"})
 
 
 @given(st.dictionaries(st.sampled_from(["bias", "repo-odds", "trailing:file-any"]), st.floats(-5, 5), min_size=1),
@@ -150,20 +202,28 @@ def test_the_habit_belief_needs_breaks_of_the_family_it_measures():
 def test_a_habit_belief_survives_its_file(tmp_path_factory, weights, curve, cutoffs):
     path = tmp_path_factory.mktemp("cal") / "calibration.json"
     curve = tuple(sorted(curve))
-    cal = Calibration({POOLED: ((0.0, 0.5),)}, {"low": 0.5, "medium": 0.5, "high": 0.5},
-                      habits=HabitBelief(weights, curve, cutoffs))
-    cal.save(path)
-    assert Calibration.load(path).habits == cal.habits
+    for large in (None, HabitBelief({"bias": 1.0, **weights}, curve[::-1][:1], cutoffs)):
+        cal = Calibration({POOLED: ((0.0, 0.5),)}, {"low": 0.5, "medium": 0.5, "high": 0.5},
+                          habits=HabitBelief(weights, curve, cutoffs), habits_large=large)
+        cal.save(path)
+        assert (Calibration.load(path).habits, Calibration.load(path).habits_large) == (cal.habits, large)
 
 
-@pytest.mark.parametrize("habits, least, reported", [
+BELIEVED, DOUBTED = HabitBelief({"bias": 1.0}, ((0.0, 0.9),), {}), HabitBelief({"bias": -1.0}, ((0.0, 0.9),), {})
+
+
+@pytest.mark.parametrize("habits, least, large, reported", [
     # a belief of 1.0 (the bias alone), a confidence of 0.9 from belief 0 on; the least belief reported
-    (HabitBelief({"bias": 1.0}, ((0.0, 0.9),), {}), 0.5, True),
-    (HabitBelief({"bias": 1.0}, ((0.0, 0.9),), {}), 1.5, False),     # believed less than the least reported
-    (HabitBelief({"bias": -1.0}, ((0.0, 0.9),), {}), 0.5, False),
-    (None, 0.5, False),                                               # no habit belief: no break is believed
+    (BELIEVED, 0.5, None, 0.9),
+    (BELIEVED, 1.5, None, None),     # believed less than the least reported
+    (DOUBTED, 0.5, None, None),
+    (None, 0.5, None, None),         # no habit belief: no break is believed
+    # the large repositories' belief beside it (least -2): it reports what the first doubts, at its precision
+    (DOUBTED, 0.5, HabitBelief({"bias": -1.0}, ((-3.0, 0.6),), {}), 0.6),
+    (DOUBTED, 0.5, HabitBelief({"bias": -3.0}, ((-3.0, 0.6),), {}), None),
+    (BELIEVED, 0.5, HabitBelief({"bias": -1.0}, ((-3.0, 0.6),), {}), 0.9),   # both: the higher precision
 ])
-def test_the_engine_reports_a_believed_break_where_it_is(tmp_path, tiny_model, habits, least, reported):
+def test_the_engine_reports_a_believed_break_where_it_is(tmp_path, tiny_model, habits, least, large, reported):
     from check.engine import CheckConfig, check_text
     from lm.model import LanguageModel
     from parsing.schemes import get_scheme
@@ -172,10 +232,11 @@ def test_the_engine_reports_a_believed_break_where_it_is(tmp_path, tiny_model, h
     lm = LanguageModel(str(tiny_model))
     text = _text("        if (a1 > 0) { ")
     style = _folder(tmp_path, [text, *(_other(n) for n in range(3))], lm.scheme)
-    cal = Calibration({POOLED: ((0.0, 0.5),)}, {"low": 0.5, "medium": 0.5, "high": 0.5}, habits=habits)
-    cfg = CheckConfig({POOLED: math.inf}, habit_least=least)   # the ranking reports nothing
+    cal = Calibration({POOLED: ((0.0, 0.5),)}, {"low": 0.5, "medium": 0.5, "high": 0.5}, habits=habits,
+                      habits_large=large)
+    cfg = CheckConfig({POOLED: math.inf}, habit_least=least, habit_least_large=-2.0)   # the ranking reports nothing
     found = check_text(Scorer(lm), get_scheme(lm.scheme), text, "A.java", cfg, cal, style)
-    expected = [("trailing-space", " \n            ", "\n            ", 0.9, "trailing")] if reported else []
+    expected = [("trailing-space", " \n            ", "\n            ", reported, "trailing")] if reported else []
     assert [(f.rule, f.original, f.replacement, f.confidence, f.evidence.habit) for f in found] == expected
     if reported:
         assert found[0].offset == text.index("{ \n") + 2 == found[0].start + 1   # the trailing space itself
