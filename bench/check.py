@@ -64,7 +64,7 @@ HABIT_INJECTED_BUDGETS = {"low": 0.005, "medium": 0.02, "high": 0.2}
 REAL_SLIPS = "real slips"
 # The habit breaks of the slip sets' task files: real-kind slips in repositories several times the real-slip
 # projects' size (without them a break's belief fell as its repository grew, as the detection sets' breaks were
-# all false; docs/calibration.md). Their clean files are the detection sets': no budget of their own.
+# all false; docs/habits.md). Their clean files are the detection sets': no budget of their own.
 INJECTED_SLIPS = "injected slips"
 
 

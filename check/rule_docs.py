@@ -161,7 +161,7 @@ ENTRIES = (
         "Where the repository's other files write it too, and in a file that writes it on other lines: it "
         "is reported as a break of the repository's habit (check/breaks.py), believed by how rarely the "
         "repository and the file write trailing whitespace (or whitespace on blank lines) and how few other "
-        "breaks the file has, as measured on real slips (docs/calibration.md, \"Habit breaks\"). Most such "
+        "breaks the file has, as measured on real slips (docs/habits.md). Most such "
         "whitespace stays unreported at the default sensitivity: clean files hold it as often as slipped ones.",
         "Whitespace on blank lines in a repository whose editor indents them, where its other files rarely "
         "show it.",
