@@ -71,9 +71,13 @@ class DFA:
 
     def classify(self, words: Sequence[Word]) -> np.ndarray:
         """Labels for many words at once: all words advance one symbol per numpy step."""
+        q, _, _ = self.walk(words)
+        return np.append(self.accepting, False)[q]
+
+    def walk(self, words: Sequence[Word]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For many words at once: the state each ends in (n_states once a transition was missing), the
+        1-based position of the symbol whose transition was missing (0: none was), and each word's length."""
         n = len(words)
-        if n == 0:
-            return np.zeros(0, dtype=bool)
         lengths = np.fromiter((len(w) for w in words), dtype=np.int64, count=n)
         width = int(lengths.max()) if n else 0
         mat = np.zeros((n, max(width, 1)), dtype=np.int32)
@@ -83,12 +87,14 @@ class DFA:
         # Index n_states is a dead sink: missing transitions lead there and it loops on every symbol.
         sink = self.n_states
         table = np.vstack([np.where(self.delta < 0, sink, self.delta), np.full((1, self.alphabet), sink)])
-        acc = np.append(self.accepting, False)
         q = np.zeros(n, dtype=np.int32)
+        fell = np.zeros(n, dtype=np.int64)
         for t in range(width):
             live = lengths > t
-            q = np.where(live, table[q, mat[:, t]], q)
-        return acc[q]
+            step = np.where(live, table[q, mat[:, t]], q)
+            fell[(step == sink) & (q != sink)] = t + 1
+            q = step
+        return q, fell, lengths
 
     # ---- structure -------------------------------------------------------------------------------------
     def trim(self) -> "DFA":

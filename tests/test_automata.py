@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, strategies as st
 
 from automata.apta import APTA
 from automata.cli import main
@@ -22,7 +23,7 @@ from automata.merging import Hypothesis, TimeUp, edsm, edsm_python, rpni
 from automata.samples import (ContradictionError, FormatError, Sample, format_abbadingo, format_stamina,
                               parse_abbadingo, parse_stamina, read_sample, split_distinct)
 from automata.sat import colour
-from automata.vote import Vote, load_model, model_from_text
+from automata.vote import FEATURES, Vote, fit_combiner, load_model, model_from_text, vote_features
 
 DATA = Path(__file__).resolve().parent.parent / ".data" / "stamina" / "training-abbadingo"
 
@@ -309,20 +310,26 @@ def test_auto_vote_is_consistent_with_a_sparse_training_set_at_its_cross_validat
     training = small_training(4, 5, 12.5)
     got = learn_auto(training)
     assert isinstance(got.dfa, Vote) and len(got.dfa.members) == 15
-    assert list(got.dfa.classify(list(training.words))) == list(training.labels)
+    at_threshold = Vote(got.dfa.members, got.dfa.threshold)
+    assert list(at_threshold.classify(list(training.words))) == list(training.labels)
     # The members differ from one another: each but the first lacks a tenth of the strings.
     assert len({m.to_text() for m in got.dfa.members}) > 5
     # The threshold is the calibration's answer, one of those that keep every training string right.
     k = got.dfa.threshold
     assert f"accepts at {k} of 15: {FOLDS}-fold cross-validated BCR 0." in got.note
-    assert calibrate_threshold(training, got.dfa, 0.9, 0, 10**12, time.perf_counter() + 600)[0] == k
+    k_again, _, combiner, _ = calibrate_threshold(training, got.dfa, 0.9, 0, 10**12, time.perf_counter() + 600)
+    assert k_again == k and got.dfa.combiner == combiner is not None
+    # the combiner decides: the sign of its weights over each word's features
+    words = list(training.words)
+    assert list(got.dfa.classify(words)) == list(vote_features(got.dfa.members, words) @ np.array(combiner) > 0)
+    assert "a combiner fitted on the folds decides" in got.note
     pairs = training.distinct()
     words, labels = [w for w, _ in pairs], np.array([lab for _, lab in pairs])
     fits = [j for j in range(1, 16) if np.array_equal(got.dfa.yes_votes(words) >= j, labels)]
     assert k in fits and 8 in fits and k != 8  # on this sparse set the members reject too much for a majority
     # Set by hand: the same members, accepting at the given count.
     fixed = learn_auto(training, threshold=3)
-    assert fixed.dfa.threshold == 3 and "accepts at 3 of 15" in fixed.note
+    assert fixed.dfa.threshold == 3 and fixed.dfa.combiner is None and "accepts at 3 of 15" in fixed.note
     assert [m.to_text() for m in fixed.dfa.members] == [m.to_text() for m in got.dfa.members]
 
 
@@ -331,8 +338,8 @@ def test_threshold_calibration_cut_short_keeps_the_majority(limit, why):
     training = small_training(4, 5, 12.5)
     vote = learn_auto(training, members=3, threshold=2).dfa
     budget, deadline = (0, time.perf_counter() + 60) if limit == "budget" else (10**12, time.perf_counter() - 1)
-    k, rate, cut = calibrate_threshold(training, vote, 0.9, 0, budget, deadline)
-    assert (k, cut) == (2, why) and np.isnan(rate)
+    k, rate, combiner, cut = calibrate_threshold(training, vote, 0.9, 0, budget, deadline)
+    assert (k, combiner, cut) == (2, None, why) and np.isnan(rate)
     small = learn_auto(training, members=3, calibration_budget=0)
     assert small.dfa.threshold == 2 and "majority: cross-validating a threshold would exceed" in small.note
 
@@ -390,8 +397,66 @@ def test_vote_threshold_counts_accepting_members_and_round_trips(tmp_path, thres
     assert back.threshold == threshold and list(back.classify(words)) == want
 
 
+@given(st.integers(1, 6), st.integers(1, 3), st.integers(0, 10_000),
+       st.lists(st.lists(st.integers(0, 2), max_size=8), max_size=12))
+def test_walking_many_words_at_once_is_running_each(states, alphabet, seed, words):
+    rng = np.random.default_rng(seed)
+    machine = DFA(rng.integers(-1, states, (states, alphabet)), rng.random(states) < 0.5)
+    words = [tuple(a % alphabet for a in w) for w in words]
+    q, fell, lengths = machine.walk(words)
+    for w, end, at, n in zip(words, q, fell, lengths):
+        ran = machine.run(w)
+        assert n == len(w) and (end == machine.n_states) == (ran < 0) and (ran < 0 or end == ran)
+        first_missing = next((i + 1 for i in range(len(w)) if machine.run(w[:i + 1]) < 0), 0)
+        assert at == first_missing
+    assert list(machine.classify(words)) == [machine.accepts(w) for w in words]
+
+
+def test_vote_features_say_who_accepts_who_falls_off_and_how_late():
+    # ends-in-1: both states have both transitions; a machine that knows only the word 0 1 (missing transitions
+    # elsewhere) falls off at the first symbol it lacks
+    short = DFA(np.array([[1, -1], [-1, 2], [-1, -1]]), np.array([False, False, True]))
+    members = [TARGETS["ends-in-1"], short]
+    words = [(0, 1), (1, 1), (0, 0, 0, 1), ()]
+    f = vote_features(members, words)
+    assert f.shape == (4, len(FEATURES))
+    log = np.log1p([2, 2, 4, 0])
+    want = [[1, 1.0, 0.0, 1.0, log[0], log[0]],                # both accept
+            [1, 0.5, 0.5, 0.5, log[1], 0.5 * log[1]],          # short falls off at the 1st of 2 symbols
+            [1, 0.5, 0.5, 0.5, log[2], 0.5 * log[2]],          # ... at the 2nd of 4
+            [1, 0.0, 0.0, 1.0, 0.0, 0.0]]                      # the empty word: none accepts, none falls off
+    assert np.allclose(f, want)
+
+
+def test_a_combiner_separates_what_the_threshold_cannot():
+    """Positives fall off late, negatives early, and both have as few members accepting: only depth tells."""
+    rng = np.random.default_rng(0)
+    depth = np.concatenate([rng.uniform(0.6, 1.0, 40), rng.uniform(0.0, 0.4, 40)])
+    features = np.column_stack([np.ones(80), np.full(80, 0.2), np.full(80, 0.8), depth, np.full(80, 2.0),
+                                np.full(80, 0.4)])
+    labels = np.arange(80) < 40
+    weights = fit_combiner(features, labels)
+    assert list(features @ np.array(weights) > 0) == list(labels)
+    assert fit_combiner(features, np.ones(80, bool)) is None   # one label only: nothing to weigh
+
+
+def test_vote_combiner_decides_and_round_trips(tmp_path):
+    members = [TARGETS["even-zeros"], TARGETS["ends-in-1"], TARGETS["zeros-mod-3"]]
+    combiner = (-0.25, 1.0, 0.0, 0.0, 0.0, 0.0)   # accepts when more than a quarter of the members accept
+    v = Vote(members, 3, combiner)
+    words = [w for n in range(5) for w in itertools.product(range(2), repeat=n)]
+    assert list(v.classify(words)) == [sum(m.accepts(w) for m in members) >= 1 for w in words]
+    v.save(tmp_path / "v.model")
+    back = load_model(tmp_path / "v.model")
+    assert back.combiner == combiner and back.threshold == 3 and list(back.classify(words)) == list(v.classify(words))
+    assert v.to_text().startswith("vote 3 3 combine -0.25 1.0 0.0 0.0 0.0 0.0\n")
+
+
 @pytest.mark.parametrize("head, why", [("vote 1 2", "accepts at 1 to 1 of them, not 2"), ("vote 1 0", "not 0"),
-                                       ("vote 1 x", "the vote header is"), ("vote 1 1 1", "the vote header is")])
+                                       ("vote 1 x", "the vote header is"), ("vote 1 1 1", "the vote header is"),
+                                       ("vote 1 1 combine 1 2", "the vote header is"),
+                                       ("vote 1 1 combine 1 2 3 4 5 x", "the vote header is"),
+                                       ("vote 1 1 combine 1 2 3 4 5 nan", "finite weights")])
 def test_vote_threshold_errors_name_the_line(head, why):
     with pytest.raises(FormatError, match=f"v.model:1: .*{why}"):
         model_from_text(head + "\n" + TARGETS["even-zeros"].to_text(), "v.model")
