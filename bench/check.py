@@ -427,9 +427,14 @@ def _mix(folder: Path) -> str:
     return read_devset(folder)["config"].get("mix", "codrep2019")
 
 
-def _slip_repos(args) -> list[Repo]:
-    """The slip sets (SLIPSETS), each a fresh repository."""
-    return [make_repo(f, WORK / SLIPSETS.name / f.name) for f in _devset_folders(args, SLIPSETS)]
+def _work(where: Path, folder: Path) -> Path:
+    """Where set `folder` of `where` (DEVSETS or SLIPSETS) is copied to be checked."""
+    return WORK / folder.name if where == DEVSETS else WORK / where.name / folder.name
+
+
+def _repos(args, where: Path = DEVSETS) -> list[Repo]:
+    """The sets of `where`, each a fresh repository."""
+    return [make_repo(f, _work(where, f)) for f in _devset_folders(args, where)]
 
 
 @cli.command(COMMAND)
@@ -448,20 +453,19 @@ def main(argv=None) -> int:
         if slips is None:
             raise cli.CommandError(f"no real-slip set at {args.realslips_set}: run 'make data'")
         held_out = realslips.held_out_projects(args.held_out, slips)
-        repos = [make_repo(f, WORK / f.name) for f in _devset_folders(args)]
-        calibrate_habits(slips, [p for p in slips.projects if p not in held_out], [r for r in repos if not r.held_out],
-                         args.workers, args.learn, [r for r in _slip_repos(args) if not r.held_out])
+        calibrate_habits(slips, [p for p in slips.projects if p not in held_out],
+                         [r for r in _repos(args) if not r.held_out], args.workers, args.learn,
+                         [r for r in _repos(args, SLIPSETS) if not r.held_out])
     if args.realslips:
         run_realslips(args)
         return cli.EXIT_OK
-    folders = _devset_folders(args)
     if args.calibrate:
-        repos = [make_repo(f, WORK / f.name) for f in folders]
+        repos = _repos(args)
         slips = realslips.read_set(args.realslips_set) if realslips.available(args.realslips_set) else None
         held_out = realslips.held_out_projects(args.held_out, slips) if slips else ()
         calibrate([r for r in repos if not r.held_out], args.workers, Path(DEFAULT_MODEL).name, args.learn, slips,
                   [p for p in slips.projects if p not in held_out] if slips else [],
-                  [r for r in _slip_repos(args) if not r.held_out] if slips else [])
+                  [r for r in _repos(args, SLIPSETS) if not r.held_out] if slips else [])
     for where, marker in ((DEVSETS, "check-bench"), (SLIPSETS, "check-bench-slipsets")):
         if where == SLIPSETS and not where.exists():
             print(f"{COMMAND}: warning: no slip sets under {where}: run 'make devsets'", file=sys.stderr)
@@ -470,8 +474,7 @@ def main(argv=None) -> int:
         rows = []
         for s in args.sensitivity or SENSITIVITIES:
             for f in folders:
-                work = WORK / f.name if where == DEVSETS else WORK / where.name / f.name
-                rows.append(evaluate(make_repo(f, work), s, args.workers, args.learn))
+                rows.append(evaluate(make_repo(f, _work(where, f)), s, args.workers, args.learn))
                 print(f"{where.name} {f.name} {s}: precision {rows[-1].precision:.3f} recall {rows[-1].recall:.3f}",
                       file=sys.stderr)
         lines = table(rows) + ["", signature(COMMAND, [("sets", len(folders)), ("edits", _mix(folders[0])),

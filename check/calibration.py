@@ -389,19 +389,35 @@ def _least(rated: list[tuple[float, bool, bool, str]], name: str, family: Family
     rated = sorted(rated, key=lambda x: -x[0])
     if none is None:
         none = math.nextafter(rated[0][0], math.inf)
-    allowed, false_clean, cut = family.budgets[name] * family.clean_lines / 1000, 0, none
-    touched: set[str] = set()   # clean files with a finding
-    allowed_files = (family.file_budgets.get(name, math.inf) * family.clean_files if family.clean_files
-                     else math.inf)
+    spending, cut = _Spending({"": family}, name), none
     for i, (value, ok, clean, file) in enumerate(rated):
-        false_clean += clean and not ok
-        if clean and not ok:
-            touched.add(file)
-        if false_clean > allowed or len(touched) > allowed_files:
+        if not spending.add(ok, clean, file, ""):
             break
         if i + 1 == len(rated) or rated[i + 1][0] < value:   # a cut-off between distinct values
             cut = value
     return cut
+
+
+class _Spending:
+    """What the findings counted so far spend of each family's budgets at sensitivity `name`: the false findings
+    in its clean files (per 1000 lines) and the clean files with one (a share of them)."""
+
+    def __init__(self, families: dict[str, Family], name: str):
+        self.families, self.name = families, name
+        self.false_clean: dict[str, int] = defaultdict(int)
+        self.touched: dict[str, set[str]] = defaultdict(set)
+
+    def add(self, ok: bool, clean: bool, file: str, family: str) -> bool:
+        """Count a finding of `family`; whether the family still keeps within its budgets (one without
+        budgets always does)."""
+        if family not in self.families or not clean or ok:
+            return True
+        fam = self.families[family]
+        self.false_clean[family] += 1
+        self.touched[family].add(file)
+        files = fam.file_budgets.get(self.name, math.inf) * fam.clean_files if fam.clean_files else math.inf
+        return (self.false_clean[family] <= fam.budgets[self.name] * fam.clean_lines / 1000
+                and len(self.touched[family]) <= files)
 
 
 def habit_features(e: Evidence) -> dict[str, float]:
@@ -501,26 +517,14 @@ def _least_beside(rated: list[tuple[float, bool, bool, str, str, bool]], familie
     """The least belief of sensitivity `name` over breaks (belief, right, in a clean file, file, family,
     reported already by another belief): the lowest at which those reported by either keep every family's
     clean files within its budgets (inf: not even the most believed one)."""
-    false_clean: dict[str, int] = defaultdict(int)
-    touched: dict[str, set[str]] = defaultdict(set)
-
-    def count(ok: bool, clean: bool, file: str, family: str) -> bool:
-        """Count a break; whether its family still keeps within its budgets."""
-        if family not in families or not clean or ok:
-            return True
-        fam = families[family]
-        false_clean[family] += 1
-        touched[family].add(file)
-        files = fam.file_budgets.get(name, math.inf) * fam.clean_files if fam.clean_files else math.inf
-        return false_clean[family] <= fam.budgets[name] * fam.clean_lines / 1000 and len(touched[family]) <= files
-
+    spending = _Spending(families, name)
     for _, ok, clean, file, family, already in rated:
-        if already and not count(ok, clean, file, family):
+        if already and not spending.add(ok, clean, file, family):
             return math.inf   # the other belief alone spends the budget
     ordered = sorted((r for r in rated if not r[5]), key=lambda r: -r[0])
     cut = math.inf
     for i, (value, ok, clean, file, family, _) in enumerate(ordered):
-        if not count(ok, clean, file, family):
+        if not spending.add(ok, clean, file, family):
             break
         if i + 1 == len(ordered) or ordered[i + 1][0] < value:   # a cut-off between distinct values
             cut = value

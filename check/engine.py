@@ -273,7 +273,8 @@ def _habit_findings(text: str, path: str, edits: _Edits, context: _Context, cfg:
         evidence = Evidence(repo_observed=b.repo_observed, repo_repaired=b.repo_repaired,
                             file_observed=b.file_observed, file_repaired=b.file_repaired,
                             gaps=gaps, other_edit=True, habit=b.habit, breaks=len(found) - 1)
-        believed = [(view, belief) for view, least in views for belief in (view.belief(evidence),) if belief >= least]
+        beliefs = [(view, view.belief(evidence), least) for view, least in views]
+        believed = [(view, belief) for view, belief, least in beliefs if belief >= least]
         if not believed:   # most breaks are below it: asked before the harm
             continue
         before, after = edits.token_text(gap - 1), edits.token_text(gap)
