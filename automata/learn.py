@@ -13,7 +13,7 @@ from .merging import MergeResult, TimeUp, edsm, rpni
 from .samples import Sample
 from .sat import dfasat
 from .bcr import bcr
-from .vote import Vote, fit_combiner, majority, vote_features
+from .vote import FEATURES, Vote, fit_combiner, majority, vote_features
 
 ALGORITHMS = ("rpni", "edsm", "sat", "auto")
 
@@ -140,8 +140,8 @@ def calibrate_threshold(sample: Sample, vote: Vote, part: float, seed: int, budg
         if len(machines) < n:
             return majority(n), math.nan, None, why
         left -= work
-        yes.append(Vote(machines).yes_votes([w for w, _ in held]))
         rows.append(vote_features(machines, [w for w, _ in held]))
+        yes.append(np.rint(rows[-1][:, FEATURES.index("accept")] * n))   # the accepting members, counted once
         truth += [lab for _, lab in held]
     votes = np.concatenate(yes)
     labels = np.array([lab for _, lab in pairs])

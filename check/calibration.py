@@ -386,14 +386,20 @@ def _least(rated: list[tuple[float, bool, bool, str]], name: str, family: Family
     when not even the best do, `none` (None: just above the best); -inf when there are none."""
     if not rated:
         return -math.inf
-    rated = sorted(rated, key=lambda x: -x[0])
-    if none is None:
-        none = math.nextafter(rated[0][0], math.inf)
-    spending, cut = _Spending({"": family}, name), none
-    for i, (value, ok, clean, file) in enumerate(rated):
-        if not spending.add(ok, clean, file, ""):
+    best = max(value for value, *_ in rated)
+    return _lowest_within([(value, ok, clean, file, "") for value, ok, clean, file in rated],
+                          _Spending({"": family}, name), math.nextafter(best, math.inf) if none is None else none)
+
+
+def _lowest_within(rated: list[tuple[float, bool, bool, str, str]], spending: "_Spending", none: float) -> float:
+    """The lowest value at which findings (value, right, in a clean file, file, family), counted from the highest
+    value down onto `spending`, keep every family within its budgets; `none` when not even the highest do."""
+    ordered = sorted(rated, key=lambda r: -r[0])
+    cut = none
+    for i, (value, ok, clean, file, family) in enumerate(ordered):
+        if not spending.add(ok, clean, file, family):
             break
-        if i + 1 == len(rated) or rated[i + 1][0] < value:   # a cut-off between distinct values
+        if i + 1 == len(ordered) or ordered[i + 1][0] < value:   # a cut-off between distinct values
             cut = value
     return cut
 
@@ -493,8 +499,8 @@ def fit_habits_beside(breaks: list[tuple[Evidence, bool, bool, str, str]], famil
     if not any(ok for _, ok, *_ in mine):
         raise CalibrationError(f"no slip among the habit breaks of {', '.join(sorted(fit_on))} to calibrate on")
     blank = _habit_weights(mine)
-    curve = _curve([(blank.belief(e), ok) for e, ok, *_ in mine])
     beliefs = [(blank.belief(e), first.belief(e)) for e, *_ in breaks]
+    curve = _curve([(b, ok) for (b, _), (_, ok, *_, family) in zip(beliefs, breaks) if family in fit_on])
     cutoffs = {name: _least_beside([(b, ok, clean, file, family, a >= first.cutoffs.get(name, math.inf))
                                     for (b, a), (_, ok, clean, file, family) in zip(beliefs, breaks)], families, name)
                for name in SENSITIVITIES}
@@ -521,11 +527,4 @@ def _least_beside(rated: list[tuple[float, bool, bool, str, str, bool]], familie
     for _, ok, clean, file, family, already in rated:
         if already and not spending.add(ok, clean, file, family):
             return math.inf   # the other belief alone spends the budget
-    ordered = sorted((r for r in rated if not r[5]), key=lambda r: -r[0])
-    cut = math.inf
-    for i, (value, ok, clean, file, family, _) in enumerate(ordered):
-        if not spending.add(ok, clean, file, family):
-            break
-        if i + 1 == len(ordered) or ordered[i + 1][0] < value:   # a cut-off between distinct values
-            cut = value
-    return cut
+    return _lowest_within([r[:5] for r in rated if not r[5]], spending, math.inf)
