@@ -13,6 +13,8 @@ files, as `tasks/N.java` and `clean/N.java` in a fresh copy.
 - then the real-slip set, whitespace slips developers fixed (bench/realslips.py; `--realslips`: only it).
 - `--speed N` instead: bin/check against bin/rank on the JDK's first N files, `--runs` times each, taking
   turns (`make bench`).
+- `--realslips-ceiling` instead: how much of the real-slip set a checker deciding by a gap's pattern can find
+  within a budget of false findings (evaluation/slip_ceiling.py), without running bin/check.
 
 Every number comes from running bin/check as a user would; the table goes to stdout and, with --docs,
 into docs/check-bench.md (make check-bench).
@@ -447,6 +449,12 @@ def main(argv=None) -> int:
         print("\n".join(lines))
         if args.docs:
             write_docs(args.docs, lines, "check-speed")
+        return cli.EXIT_OK
+    if args.realslips_ceiling:
+        lines = realslips.ceiling(args, lambda fields: signature(COMMAND, fields))
+        print("\n".join(lines))
+        if args.docs:
+            write_docs(args.docs.with_name(realslips.CEILING_DOCS), lines, realslips.CEILING_MARKER)
         return cli.EXIT_OK
     if args.calibrate_habits:
         slips = realslips.read_set(args.realslips_set) if realslips.available(args.realslips_set) else None

@@ -22,6 +22,7 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
+from evaluation import slip_ceiling
 from evaluation.realslips import Counts, Outputs, clean_texts, disagreements, read_outputs, score_project, total
 from formats.files import InputError
 from formats.realslips import KINDS, SlipSet, read_set, whatever_the_taste
@@ -36,6 +37,7 @@ WORK = ROOT / ".cache" / "check-bench" / "realslips"
 HELD_OUT: tuple[str, ...] = ("google-truth", "jenkins", "recaf")   # 2 spaces, 4 spaces, tabs
 MARKER = "check-bench-realslips"   # the marker comments around the tables
 DOCS = "realslips-bench.md"        # the page they go in, beside bin/check-bench's --docs page
+CEILING_MARKER, CEILING_DOCS = "realslips-ceiling", "realslips-ceiling.md"   # --realslips-ceiling's
 
 
 def add_arguments(p) -> None:
@@ -44,6 +46,9 @@ def add_arguments(p) -> None:
                    help="only the real-slip set (whitespace slips developers fixed, .data/realslips)")
     p.add_argument("--realslips-set", type=Path, default=DEFAULT_SET, metavar="DIR",
                    help=f"the real-slip set (default {DEFAULT_SET.relative_to(ROOT)})")
+    p.add_argument("--realslips-ceiling", action="store_true",
+                   help="instead: how much of the real-slip set a checker of a gap's pattern can find at all "
+                        f"(evaluation/slip_ceiling.py; with --docs, into {CEILING_DOCS})")
     p.add_argument("--held-out", default=None, metavar="P1,P2,...",
                    help="real-slip projects held out from calibration: reported apart (default: "
                         f"{','.join(HELD_OUT) or 'none'})")
@@ -183,14 +188,31 @@ def kind_table(results: dict[str, dict[str, Counts]], held_out) -> list[str]:
     return out
 
 
-def run(args, signature_line) -> list[str]:
-    """The benchmark as bin/check-bench runs it: its Markdown lines (`signature_line(fields)` ends them)."""
+def _read(folder: Path) -> SlipSet:
     try:
-        slips = read_set(args.realslips_set)
+        slips = read_set(folder)
     except InputError as e:
         raise cli.CommandError(e) from None
     for problem in slips.problems:
         cli.warning("check-bench", problem)
+    return slips
+
+
+def ceiling(args, signature_line) -> list[str]:
+    """The real-slip set's ceiling for a checker of a gap's pattern (evaluation/slip_ceiling.py): its tables."""
+    slips = _read(args.realslips_set)
+    texts = {p: clean_texts(slips, p) for p in slips.projects}
+    plain = slip_ceiling.read_gaps(slips, lambda project, file: texts[project][file])
+    counted = slip_ceiling.read_gaps(slips, lambda project, file: texts[project][file], slip_ceiling.with_file_counts)
+    if plain.unread:
+        cli.warning("check-bench", f"{plain.unread} changed gaps in files whose gaps could not be read: left out")
+    return [*slip_ceiling.tables(plain, counted), "",
+            signature_line([("realslips-ceiling", len(slips.projects)), ("clean-lines", plain.clean_lines)])]
+
+
+def run(args, signature_line) -> list[str]:
+    """The benchmark as bin/check-bench runs it: its Markdown lines (`signature_line(fields)` ends them)."""
+    slips = _read(args.realslips_set)
     held_out = held_out_projects(args.held_out, slips)
     results = measure(slips, args.sensitivity, args.workers, args.learn)
     return [*project_table(results, held_out), "", *kind_table(results, held_out), "",

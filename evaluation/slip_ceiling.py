@@ -1,0 +1,215 @@
+"""How much of the real-slip set any checker can find that decides a gap by what is around it: the set's
+changed gaps against the same project's clean files, per **pattern** of a gap (the kinds of its two tokens
+and the shape of its whitespace: spaces and tabs on a line; or line breaks, trailing whitespace, whitespace
+on blank lines, the indentation's characters and its change from the line before).
+
+- **Chosen with the labels** (`oracle`): the patterns, each of one project, that hold the most changed gaps
+  while their gaps in the clean files (each a false finding) stay within a budget per 1000 clean lines.
+  It knows the answers and is scored on the data it chose on, so it bounds from above what a checker of
+  such evidence finds within that budget; `file_counts` adds how often the file itself writes the pattern.
+- **Rare in the project** (`rarity`): a gap whose pattern is in at most k other files of its project and
+  once in its own file, a rule that needs no labels.
+
+Used by `bin/check-bench --realslips-ceiling` (bench/realslips.py); the page is docs/realslips-ceiling.md.
+"""
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from formats.realslips import SlipSet, gap_texts, whatever_the_taste
+from parsing.java import tokenize
+
+MAX_LINES = 3      # line breaks and spaces counted up to this many (more are alike)
+MAX_SHIFT = 16     # an indentation's change from the line before, in columns, clipped to +-this
+TAB = 4            # columns of a tab in that change
+
+Pattern = tuple    # (kind before, kind after, shape): hashable, compared whole
+
+
+def token_class(kind: str) -> str:
+    """A token's kind as a pattern sees it: names are alike, literals are alike, the rest are their kind."""
+    if kind in ("identifier", "type_identifier"):
+        return "identifier"
+    return "literal" if kind.endswith("_literal") else kind
+
+
+def _columns(indent: str) -> int:
+    return len(indent.expandtabs(TAB))
+
+
+def _shape(gap: str, indent_before: int) -> tuple:
+    breaks = gap.count("\n") + (gap.count("\r") - gap.count("\r\n"))
+    if not breaks:
+        return ("line", min(len(gap), MAX_LINES), "\t" in gap)
+    lines = gap.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    first, blanks, indent = lines[0], lines[1:-1], lines[-1]
+    chars = "none" if not indent else "tabs" if set(indent) == {"\t"} else "spaces" if set(indent) == {" "} else "mixed"
+    shift = max(-MAX_SHIFT, min(MAX_SHIFT, _columns(indent) - indent_before))
+    return ("breaks", min(breaks, MAX_LINES), bool(first), any(blanks), chars, shift)
+
+
+def gap_patterns(text: str) -> list[Pattern] | None:
+    """The pattern of each gap of `text` (the set's gaps: formats/realslips.py's gap_texts), or None where the
+    set would not take the file."""
+    if gap_texts(text) is None:
+        return None
+    stream = tokenize(text)
+    classes = ["^", *map(token_class, stream.kinds), "$"]
+    out, indent = [], 0
+    for i, gap in enumerate(stream.gap_texts):
+        out.append((classes[i], classes[i + 1], _shape(gap, indent)))
+        if "\n" in gap or "\r" in gap:
+            indent = _columns(gap.replace("\r", "\n").rsplit("\n", 1)[1])
+    return out
+
+
+def with_file_counts(patterns: Sequence[Pattern]) -> list[Pattern]:
+    """Each pattern with how often the rest of its file has it (0, 1, or 2 for more)."""
+    counts = Counter(patterns)
+    return [(p, min(counts[p] - 1, 2)) for p in patterns]
+
+
+@dataclass(frozen=True)
+class Gaps:
+    """The set as patterns: each changed gap's (project, pattern, kind), each clean file's (project, patterns,
+    lines), each before file's (project, patterns, its changed gaps' (index, kind)))."""
+    changed: tuple[tuple[str, Pattern, str], ...]
+    clean: tuple[tuple[str, tuple[Pattern, ...], int], ...]
+    before: tuple[tuple[str, tuple[Pattern, ...], tuple[tuple[int, str], ...]], ...]
+    unread: int          # changed gaps in files the set's gaps could not be read from (none in the set)
+
+    @property
+    def clean_lines(self) -> int:
+        return sum(n for *_, n in self.clean)
+
+
+def read_gaps(slips: SlipSet, clean_text: Callable[[str, str], str],
+              keyed: Callable[[Sequence[Pattern]], list] = list) -> Gaps:
+    """The set's gaps as patterns (`keyed`: with_file_counts to add the file's own counts), the clean files'
+    texts from `clean_text(project, file)`."""
+    changed, before, unread = [], [], 0
+    for change in slips.changes:
+        patterns = gap_patterns(change.before)
+        if patterns is None:
+            unread += len(change.gaps)
+            continue
+        patterns = keyed(patterns)
+        changed += [(change.project, patterns[g.index], g.kind) for g in change.gaps]
+        before.append((change.project, tuple(patterns), tuple((g.index, g.kind) for g in change.gaps)))
+    clean = []
+    for c in slips.clean:
+        patterns = gap_patterns(clean_text(c.project, c.file))
+        clean.append((c.project, tuple(keyed(patterns)) if patterns else (), c.lines))
+    return Gaps(tuple(changed), tuple(clean), tuple(before), unread)
+
+
+@dataclass(frozen=True)
+class Found:
+    """What a rule finds: changed gaps found, of all of them, by kind; findings in the clean files."""
+    found: Counter        # kind -> changed gaps found
+    gaps: Counter         # kind -> changed gaps
+    false: int            # findings in clean files
+    clean_lines: int
+    recurring: int = 0    # found with a pattern that holds two or more changed gaps of its project
+
+    def share(self, taste: bool | None = None) -> float:
+        kinds = [k for k in self.gaps if taste is None or whatever_the_taste(k) == taste]
+        total = sum(self.gaps[k] for k in kinds)
+        return sum(self.found[k] for k in kinds) / total if total else 0.0
+
+    @property
+    def false_per_kloc(self) -> float:
+        return 1000 * self.false / self.clean_lines if self.clean_lines else 0.0
+
+
+def _most_within(value: Counter, cost: Counter, capacity: int) -> set:
+    """The keys of most total `value` whose total `cost` is at most `capacity` (a knapsack, solved exactly:
+    the costs are whole numbers and the capacity small)."""
+    free = {k for k in value if cost[k] == 0}
+    items = [k for k in value if 0 < cost[k] <= capacity]
+    best = [0] * (capacity + 1)
+    took = []                     # took[i][c]: item i taken in the best of capacity c over items 0..i
+    for k in items:
+        w, v = cost[k], value[k]
+        row = [False] * (capacity + 1)
+        for c in range(capacity, w - 1, -1):
+            if best[c - w] + v > best[c]:
+                best[c], row[c] = best[c - w] + v, True
+        took.append(row)
+    chosen, c = set(free), capacity
+    for i in range(len(items) - 1, -1, -1):
+        if took[i][c]:
+            chosen.add(items[i])
+            c -= cost[items[i]]
+    return chosen
+
+
+def oracle(gaps: Gaps, budget: float, taste_only: bool = False) -> Found:
+    """The patterns, each of one project, chosen with the labels to hold the most changed gaps (`taste_only`:
+    of the kinds that are slips whatever the taste) while their gaps in the clean files stay within `budget`
+    per 1000 of the clean files' lines (the whole set's)."""
+    slips, clean = Counter(), Counter()
+    for project, pattern, kind in gaps.changed:
+        slips[project, pattern] += not taste_only or whatever_the_taste(kind)
+    for project, patterns, _ in gaps.clean:
+        clean.update((project, p) for p in patterns)
+    chosen = _most_within(slips, clean, math.floor(budget * gaps.clean_lines / 1000))
+    spent = sum(clean[k] for k in chosen)
+    kinds = Counter(kind for *_, kind in gaps.changed)
+    found = Counter(kind for project, p, kind in gaps.changed if (project, p) in chosen)
+    held = Counter((project, p) for project, p, _ in gaps.changed)
+    return Found(found, kinds, spent, gaps.clean_lines, sum(held[k] for k in chosen if held[k] > 1))
+
+
+def rarity(gaps: Gaps, others: int) -> Found:
+    """A gap whose pattern is in at most `others` other files of its project (before or clean) and once in
+    its own file: what that finds, and its findings in the clean files."""
+    files = Counter()
+    for project, patterns, *_ in (*gaps.before, *gaps.clean):
+        files.update((project, p) for p in set(patterns))
+
+    def rare(project: str, patterns: Sequence[Pattern]) -> list[bool]:
+        mine = Counter(patterns)
+        return [mine[p] == 1 and files[project, p] - 1 <= others for p in patterns]
+
+    kinds = Counter(kind for *_, kind in gaps.changed)
+    found = Counter()
+    for project, patterns, changed in gaps.before:
+        flags = rare(project, patterns)
+        found.update(kind for i, kind in changed if flags[i])
+    false = sum(sum(rare(project, patterns)) for project, patterns, _ in gaps.clean)
+    return Found(found, kinds, false, gaps.clean_lines)
+
+
+def _row(label: str, what: str, f: Found, recurring: bool) -> str:
+    total = sum(f.gaps.values())
+    return (f"| {label} | {what} | {f.share():.3f} | {f.share(True):.3f} | {f.share(False):.3f} | "
+            f"{f.false_per_kloc:.2f} | " + (f"{f.recurring / total:.3f} |" if recurring else "|"))
+
+
+def tables(plain: Gaps, counted: Gaps, budgets: Sequence[float] = (0.3, 0.5, 1.0),
+           rare: Sequence[int] = (0, 1, 4), kinds_at: float = 0.5) -> list[str]:
+    """The page's tables: what each rule finds, and by kind what the labels choose at `kinds_at`."""
+    out = ["| evidence | rule | found | whatever the taste | the rest | false / KLOC | of it, patterns that recur |",
+           "|---|---|---:|---:|---:|---:|---:|"]
+    for b in budgets:
+        out.append(_row("pattern, chosen with the labels", f"within {b:g} / KLOC", oracle(plain, b), True))
+    for b in budgets:
+        out.append(_row("pattern and the file's count of it, chosen with the labels", f"within {b:g} / KLOC",
+                        oracle(counted, b), True))
+    for b in budgets:
+        out.append(_row("pattern and the file's count of it, chosen for the slips whatever the taste",
+                        f"within {b:g} / KLOC", oracle(counted, b, taste_only=True), True))
+    for k in rare:
+        out.append(_row("pattern, no labels", f"in <= {k} other files, once in its own", rarity(plain, k), False))
+    by_kind = [oracle(plain, kinds_at), oracle(counted, kinds_at)]
+    out += ["", f"| kind | whatever the taste | gaps | pattern, chosen within {kinds_at:g} / KLOC | "
+                f"and the file's count |", "|---|---|---:|---:|---:|"]
+    for kind in sorted(by_kind[0].gaps, key=lambda k: (-by_kind[0].gaps[k], k)):
+        n = by_kind[0].gaps[kind]
+        out.append(f"| {kind} | {'yes' if whatever_the_taste(kind) else ''} | {n} | "
+                   f"{by_kind[0].found[kind] / n:.2f} | {by_kind[1].found[kind] / n:.2f} |")
+    return out
