@@ -114,6 +114,7 @@ class Found:
     false: int            # findings in clean files
     clean_lines: int
     recurring: int = 0    # found with a pattern slipped in two or more before files of its project
+    alone: float = 0.0    # before files whose gaps the rule flags are their changed gaps (what --fix needs)
 
     def share(self, taste: bool | None = None) -> float:
         kinds = [k for k in self.gaps if taste is None or whatever_the_taste(k) == taste]
@@ -123,6 +124,12 @@ class Found:
     @property
     def false_per_kloc(self) -> float:
         return 1000 * self.false / self.clean_lines if self.clean_lines else 0.0
+
+
+def _alone(gaps: Gaps, flags: Callable[[str, Sequence[Pattern]], list[bool]]) -> float:
+    """The share of before files whose flagged gaps are exactly their changed gaps."""
+    return sum({i for i, flag in enumerate(flags(project, patterns)) if flag} == {i for i, _ in changed}
+               for project, patterns, changed in gaps.before) / max(len(gaps.before), 1)
 
 
 def _most_within(value: Counter, cost: Counter, capacity: int) -> set:
@@ -170,7 +177,8 @@ def oracle(gaps: Gaps, budget: float, taste_only: bool = False, least_files: int
     kinds = Counter(kind for *_, kind in gaps.changed)
     found = Counter(kind for project, p, kind in gaps.changed if (project, p) in chosen)
     recurring = sum(1 for project, p, _ in gaps.changed if (project, p) in chosen and files[project, p] > 1)
-    return Found(found, kinds, spent, gaps.clean_lines, recurring)
+    alone = _alone(gaps, lambda project, patterns: [(project, p) in chosen for p in patterns])
+    return Found(found, kinds, spent, gaps.clean_lines, recurring, alone)
 
 
 def rarity(gaps: Gaps, others: int) -> Found:
@@ -190,20 +198,21 @@ def rarity(gaps: Gaps, others: int) -> Found:
         flags = rare(project, patterns)
         found.update(kind for i, kind in changed if flags[i])
     false = sum(sum(rare(project, patterns)) for project, patterns, _ in gaps.clean)
-    return Found(found, kinds, false, gaps.clean_lines)
+    return Found(found, kinds, false, gaps.clean_lines, alone=_alone(gaps, rare))
 
 
 def _row(label: str, what: str, f: Found, recurring: bool) -> str:
     total = sum(f.gaps.values())
     return (f"| {label} | {what} | {f.share():.3f} | {f.share(True):.3f} | {f.share(False):.3f} | "
-            f"{f.false_per_kloc:.2f} | " + (f"{f.recurring / total:.3f} |" if recurring else "|"))
+            f"{f.false_per_kloc:.2f} | " + (f"{f.recurring / total:.3f} |" if recurring else "|")
+            + f" {f.alone:.3f} |")
 
 
 def tables(plain: Gaps, counted: Gaps, budgets: Sequence[float] = (0.3, 0.5, 1.0),
            rare: Sequence[int] = (0, 1, 4), kinds_at: float = 0.5) -> list[str]:
     """The page's tables: what each rule finds, and by kind what the labels choose at `kinds_at`."""
-    out = ["| evidence | chosen | found | whatever the taste | the rest | false / KLOC | of it, slipped in 2+ files |",
-           "|---|---|---:|---:|---:|---:|---:|"]
+    out = ["| evidence | chosen | found | whatever the taste | the rest | false / KLOC | of it, slipped in 2+ files "
+           "| files: just the changed gaps |", "|---|---|---:|---:|---:|---:|---:|---:|"]
     counts = "pattern + the file's count"
     rows = [*(("pattern", "with the labels", b, plain, {}) for b in budgets),
             *((counts, "with the labels", b, counted, {}) for b in budgets),

@@ -113,6 +113,7 @@ def test_the_labels_choose_what_the_clean_files_do_not_hold(tiny):
     assert some.found == Counter({"space added": 1, "space removed": 1}) and some.false == 2
     assert some.share() == 1.0 and some.false_per_kloc == 200.0 and some.recurring == 0
     assert oracle(gaps, 200.0, least_files=2).found == Counter()    # each slipped in one file only
+    assert (none.alone, some.alone) == (0.0, 1.0)                    # --fix would need both gaps, and only them
     assert oracle(gaps, 200.0, taste_only=True).found == some.found
 
 
