@@ -6,10 +6,12 @@ on blank lines, the indentation's characters and its change from the line before
 - **Chosen with the labels** (`oracle`): the patterns, each of one project, that hold the most changed gaps
   while their gaps in the clean files (each a false finding) stay within a budget per 1000 clean lines.
   It knows the answers and is scored on the data it chose on, so it bounds from above what a checker of
-  such evidence finds within that budget; `file_counts` adds how often the file itself writes the pattern.
+  such evidence finds within that budget. `with_file_counts` adds how often the file itself writes the
+  pattern; `least_files=2` takes only patterns slipped in two or more files (learnt from another file).
 - **Rare in the project** (`rarity`): a gap whose pattern is in at most k other files of its project and
   once in its own file, a rule that needs no labels.
 
+Each also tells the before files where it flags just the changed gaps: the most `--fix` could restore.
 Used by `bin/check-bench --realslips-ceiling` (bench/realslips.py); the page is docs/realslips-ceiling.md.
 """
 from __future__ import annotations
