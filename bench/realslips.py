@@ -206,6 +206,8 @@ def ceiling(args, signature_line) -> list[str]:
     counted = slip_ceiling.read_gaps(slips, lambda project, file: texts[project][file], slip_ceiling.with_file_counts)
     if plain.unread:
         cli.warning("check-bench", f"{plain.unread} changed gaps in files whose gaps could not be read: left out")
+    if not plain.changed or not plain.clean_lines:
+        raise cli.CommandError(f"{args.realslips_set}: no changed gaps or no clean lines to measure")
     return [*slip_ceiling.tables(plain, counted), "",
             signature_line([("realslips-ceiling", len(slips.projects)), ("clean-lines", plain.clean_lines)])]
 

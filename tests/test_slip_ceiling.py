@@ -139,3 +139,12 @@ def test_the_command_prints_the_tables(tiny, tmp_path, capsys):
     assert out.strip().splitlines()[-1].startswith("check-bench|realslips-ceiling:1|clean-lines:10")
     page = (tmp_path / "realslips-ceiling.md").read_text()
     assert "<!-- realslips-ceiling -->" in page and "| space added | yes | 1 |" in page
+
+
+def test_a_set_with_nothing_to_measure_is_one_line(tmp_path, capsys):
+    (tmp_path / "truth.jsonl").write_text('{"broken\n')
+    (tmp_path / "clean.jsonl").write_text("")
+    assert check_bench(["--realslips-ceiling", "--realslips-set", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "not JSON; left out" in err and "no changed gaps or no clean lines to measure" in err
+    assert "Traceback" not in err and "internal error" not in err
