@@ -203,7 +203,7 @@ def ceiling(args, signature_line) -> list[str]:
     slips = _read(args.realslips_set)
     texts = {p: clean_texts(slips, p) for p in slips.projects}
     plain = slip_ceiling.read_gaps(slips, lambda project, file: texts[project][file])
-    counted = slip_ceiling.read_gaps(slips, lambda project, file: texts[project][file], slip_ceiling.with_file_counts)
+    counted = plain.keyed(slip_ceiling.with_file_counts)
     if plain.unread:
         cli.warning("check-bench", f"{plain.unread} changed gaps in files whose gaps could not be read: left out")
     if not plain.changed or not plain.clean_lines:

@@ -6,8 +6,9 @@ on blank lines, the indentation's characters and its change from the line before
 - **Chosen with the labels** (`oracle`): the patterns, each of one project, that hold the most changed gaps
   while their gaps in the clean files (each a false finding) stay within a budget per 1000 clean lines.
   It knows the answers and is scored on the data it chose on, so it bounds from above what a checker of
-  such evidence finds within that budget. `with_file_counts` adds how often the file itself writes the
-  pattern; `least_files=2` takes only patterns slipped in two or more files (learnt from another file).
+  such evidence finds within that budget. `Gaps.keyed(with_file_counts)` adds how often the file itself
+  writes the pattern; `least_files=2` takes only patterns slipped in two or more files (learnt from another
+  file).
 - **Rare in the project** (`rarity`): a gap whose pattern is in at most k other files of its project and
   once in its own file, a rule that needs no labels.
 
@@ -76,36 +77,38 @@ def with_file_counts(patterns: Sequence[Pattern]) -> list[Pattern]:
 
 @dataclass(frozen=True)
 class Gaps:
-    """The set as patterns: each changed gap's (project, pattern, kind), each clean file's (project, patterns,
-    lines), each before file's (project, patterns, its changed gaps' (index, kind)))."""
-    changed: tuple[tuple[str, Pattern, str], ...]
-    clean: tuple[tuple[str, tuple[Pattern, ...], int], ...]
+    """The set as patterns: each before file's (project, patterns, its changed gaps' (index, kind)), each clean
+    file's (project, patterns, lines)."""
     before: tuple[tuple[str, tuple[Pattern, ...], tuple[tuple[int, str], ...]], ...]
+    clean: tuple[tuple[str, tuple[Pattern, ...], int], ...]
     unread: int          # changed gaps in files the set's gaps could not be read from (none in the set)
+
+    @property
+    def changed(self) -> list[tuple[str, Pattern, str]]:
+        """Each changed gap's (project, pattern, kind)."""
+        return [(project, patterns[i], kind) for project, patterns, changed in self.before for i, kind in changed]
 
     @property
     def clean_lines(self) -> int:
         return sum(n for *_, n in self.clean)
 
+    def keyed(self, keys: Callable[[Sequence[Pattern]], list]) -> Gaps:
+        """The same gaps, each file's patterns made `keys(patterns)` (with_file_counts: with the file's counts)."""
+        return Gaps(tuple((project, tuple(keys(patterns)), changed) for project, patterns, changed in self.before),
+                    tuple((project, tuple(keys(patterns)), n) for project, patterns, n in self.clean), self.unread)
 
-def read_gaps(slips: SlipSet, clean_text: Callable[[str, str], str],
-              keyed: Callable[[Sequence[Pattern]], list] = list) -> Gaps:
-    """The set's gaps as patterns (`keyed`: with_file_counts to add the file's own counts), the clean files'
-    texts from `clean_text(project, file)`."""
-    changed, before, unread = [], [], 0
+
+def read_gaps(slips: SlipSet, clean_text: Callable[[str, str], str]) -> Gaps:
+    """The set's gaps as patterns, the clean files' texts from `clean_text(project, file)`."""
+    before, unread = [], 0
     for change in slips.changes:
         patterns = gap_patterns(change.before)
         if patterns is None:
             unread += len(change.gaps)
             continue
-        patterns = keyed(patterns)
-        changed += [(change.project, patterns[g.index], g.kind) for g in change.gaps]
         before.append((change.project, tuple(patterns), tuple((g.index, g.kind) for g in change.gaps)))
-    clean = []
-    for c in slips.clean:
-        patterns = gap_patterns(clean_text(c.project, c.file))
-        clean.append((c.project, tuple(keyed(patterns)) if patterns else (), c.lines))
-    return Gaps(tuple(changed), tuple(clean), tuple(before), unread)
+    clean = tuple((c.project, tuple(gap_patterns(clean_text(c.project, c.file)) or ()), c.lines) for c in slips.clean)
+    return Gaps(tuple(before), clean, unread)
 
 
 @dataclass(frozen=True)
@@ -167,18 +170,18 @@ def oracle(gaps: Gaps, budget: float, taste_only: bool = False, least_files: int
     of the kinds that are slips whatever the taste) while their gaps in the clean files stay within `budget`
     per 1000 of the clean files' lines (the whole set's); only patterns slipped in `least_files` before files
     or more (2: what could be learnt from another file's slip, not only from the gap's own label)."""
-    files = _slipped_files(gaps)
+    files, changed = _slipped_files(gaps), gaps.changed
     slips, clean = Counter(), Counter()
-    for project, pattern, kind in gaps.changed:
+    for project, pattern, kind in changed:
         if files[project, pattern] >= least_files:
             slips[project, pattern] += not taste_only or whatever_the_taste(kind)
     for project, patterns, _ in gaps.clean:
         clean.update((project, p) for p in patterns)
     chosen = _most_within(slips, clean, math.floor(budget * gaps.clean_lines / 1000))
     spent = sum(clean[k] for k in chosen)
-    kinds = Counter(kind for *_, kind in gaps.changed)
-    found = Counter(kind for project, p, kind in gaps.changed if (project, p) in chosen)
-    recurring = sum(1 for project, p, _ in gaps.changed if (project, p) in chosen and files[project, p] > 1)
+    kinds = Counter(kind for *_, kind in changed)
+    found = Counter(kind for project, p, kind in changed if (project, p) in chosen)
+    recurring = sum(1 for project, p, _ in changed if (project, p) in chosen and files[project, p] > 1)
     alone = _alone(gaps, lambda project, patterns: [(project, p) in chosen for p in patterns])
     return Found(found, kinds, spent, gaps.clean_lines, recurring, alone)
 

@@ -100,7 +100,7 @@ def tiny(tmp_path):
 def gaps_of(root, keyed=list):
     slips = read_set(root)
     texts = {p: clean_texts(slips, p) for p in slips.projects}
-    return read_gaps(slips, lambda project, file: texts[project][file], keyed)
+    return read_gaps(slips, lambda project, file: texts[project][file]).keyed(keyed)
 
 
 def test_the_labels_choose_what_the_clean_files_do_not_hold(tiny):
