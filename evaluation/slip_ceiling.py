@@ -22,8 +22,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from formats.realslips import SlipSet, gap_texts, whatever_the_taste
-from parsing.java import tokenize
+from formats.realslips import SlipSet, taken_stream, whatever_the_taste
 
 MAX_LINES = 3      # line breaks and spaces counted up to this many (more are alike)
 MAX_SHIFT = 16     # an indentation's change from the line before, in columns, clipped to +-this
@@ -57,9 +56,9 @@ def _shape(gap: str, indent_before: int) -> tuple:
 def gap_patterns(text: str) -> list[Pattern] | None:
     """The pattern of each gap of `text` (the set's gaps: formats/realslips.py's gap_texts), or None where the
     set would not take the file."""
-    if gap_texts(text) is None:
+    stream = taken_stream(text)
+    if stream is None:
         return None
-    stream = tokenize(text)
     classes = ["^", *map(token_class, stream.kinds), "$"]
     out, indent = [], 0
     for i, gap in enumerate(stream.gap_texts):

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from parsing.java import GRAMMAR, tokenize
+from parsing.tokens import TokenStream
 
 from .files import InputError, read_text
 
@@ -160,18 +161,24 @@ def read_set(folder: str | Path) -> SlipSet:
     return SlipSet(root, tuple(changes), tuple(clean), tuple(problems))
 
 
-def gap_texts(text: str) -> tuple[list[str], list[str]] | None:
-    """(the gaps, the tokens) of `text` as the set defines them (tree-sitter-java's leaves, comments and
-    literals whole, every CR parsed as LF; a gap before the first token, between tokens and after the last),
-    or None when the parse has an error or a gap is not ASCII whitespace: the mining's own test of a file."""
+def taken_stream(text: str) -> TokenStream | None:
+    """The token stream of `text` (parsing/java.py's tokenize) when the set takes the file, or None when the
+    parse has an error or a gap is not ASCII whitespace: the mining's own test of a file."""
     parsed = text.replace("\r", "\n") if "\r" in text else text
     if GRAMMAR.parse(parsed).root_node.has_error:
         return None
     stream = tokenize(text)
-    gaps = list(stream.gap_texts)
-    if any(k in ("error", "bom") for k in stream.kinds) or any(g.strip(ASCII_SPACE) for g in gaps):
+    if any(k in ("error", "bom") for k in stream.kinds) or any(g.strip(ASCII_SPACE) for g in stream.gap_texts):
         return None
-    return gaps, list(stream.texts)
+    return stream
+
+
+def gap_texts(text: str) -> tuple[list[str], list[str]] | None:
+    """(the gaps, the tokens) of `text` as the set defines them (tree-sitter-java's leaves, comments and
+    literals whole, every CR parsed as LF; a gap before the first token, between tokens and after the last),
+    or None when the set would not take the file (taken_stream)."""
+    stream = taken_stream(text)
+    return None if stream is None else (list(stream.gap_texts), list(stream.texts))
 
 
 # the primary label first: the layout of lines before spacing details (the mining's order)
