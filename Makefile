@@ -137,15 +137,15 @@ devsets: setup data
 detection-bench: devsets
 	@test -e $(DEFAULT_MODEL).ceilings || bin/build-lm --order 6 corpora/
 	bin/detection-bench --docs docs/detection.md
-	bin/check-bench --docs docs/check-bench.md
+	bin/check-bench --docs docs/results/check-bench.md
 
 # bin/check on the detection sets as repositories, at each sensitivity: precision, recall, false findings per
-# 1000 clean lines, fixes, into docs/check-bench.md. `bin/check-bench --calibrate` refits
+# 1000 clean lines, fixes, into docs/results/check-bench.md. `bin/check-bench --calibrate` refits
 # check/calibration.json first. Then the real slips (.data/realslips, docs/realslips.md), per project and kind of
-# gap, into docs/check-bench.md too.
+# gap, into docs/results/check-bench.md too.
 check-bench: devsets
 	@test -e $(DEFAULT_MODEL).ceilings || bin/build-lm --order 6 corpora/
-	bin/check-bench --docs docs/check-bench.md
+	bin/check-bench --docs docs/results/check-bench.md
 
 # (built again where it has no word ceilings beside it, lm/native.cpp: a model from before them; the same .bin)
 DEFAULT_MODEL := .models/default-kind-units-o6.bin
@@ -172,7 +172,7 @@ bench: setup data
 	bin/bench --model $(DEFAULT_MODEL) --output .bench
 	@mkdir -p docs && cp .bench/bench.md docs/bench.md
 	@test -e $(DEFAULT_MODEL).ceilings || bin/build-lm --order 6 corpora/
-	bin/check-bench --speed 5000 --docs docs/check-bench.md
+	bin/check-bench --speed 5000 --docs docs/results/check-bench.md
 	bin/repostyle-bench --docs docs/bench.md
 
 # KenLM's binary formats (probing, trie, quantized) of the default model at orders 6 and 7: ranking time,
