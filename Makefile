@@ -132,11 +132,11 @@ devsets: setup data
 	$(PY) -m evaluation.devsets --edits real .data/slipsets
 
 # The ranker on the development sets, per project and style, by way of learning the project's style (--adapt):
-# MRR and file-level AUC, into docs/detection.md (the README links it); then bin/check on the same sets as
-# repositories (check-bench below), so that one command gives both tables.
+# MRR and file-level AUC, into docs/results/detection-bench.md (docs/detection.md reads it); then bin/check on
+# the same sets as repositories (check-bench below), so that one command gives both tables.
 detection-bench: devsets
 	@test -e $(DEFAULT_MODEL).ceilings || bin/build-lm --order 6 corpora/
-	bin/detection-bench --docs docs/detection.md
+	bin/detection-bench --docs docs/results/detection-bench.md
 	bin/check-bench --docs docs/results/check-bench.md
 
 # bin/check on the detection sets as repositories, at each sensitivity: precision, recall, false findings per
