@@ -199,6 +199,6 @@ hostile: setup
 	set -o pipefail; bin/hostile --slow --interrupts 20 | tee docs/results/hostile.md
 
 # Fill-in-the-middle: 500 tasks from held-out JDK packages and 500 from held-out Python standard-library
-# modules, the n-gram predictor at orders 3-8 against two baselines. Writes docs/fim.md.
+# modules, the n-gram predictor at orders 3-8 against two baselines. Writes docs/results/fim-bench.md.
 fim-bench: setup
-	bin/fim-bench --output .bench/fim --workers 2 --docs docs/fim.md
+	bin/fim-bench --output .bench/fim --workers 2 --docs docs/results/fim-bench.md
