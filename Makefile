@@ -120,7 +120,7 @@ lossless: setup data
 	$(PY) -m formats.lossless .data/codrep2019/learning .data/codrep2019/validation .data/codrep2018/Dataset1 .data/codrep2018/Dataset2 .data/codrep2018/Dataset3 .data/codrep2018/Dataset4
 
 # A wider corpus to train on beside corpora/'s JDK: CodRep 2018's projects that no detection set uses, into
-# .data/corpus-other (evaluation/corpus.py; measured in docs/detection.md, "A wider corpus").
+# .data/corpus-other (evaluation/corpus.py; measured in docs/notes/detection.md, "A wider corpus").
 corpus: setup data
 	$(PY) -m evaluation.corpus .data/corpus-other
 
