@@ -21,7 +21,7 @@ where they write the repair often:
   the repository writes the repair's gap symbol between the same two kinds of tokens far more often (a line
   one level too deep, a `}` that does not line up).
 
-Tried and left out (docs/habits.md): a line's indentation against the repository's
+Tried and left out (docs/notes/habits.md): a line's indentation against the repository's
 indentation symbols alone (without the structure), a bare blank line where the repository indents its
 blank lines, and the file's end without a line break against how the repository's files end.
 

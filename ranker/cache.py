@@ -10,7 +10,7 @@ counts are keyed by the narrow context (the token before, the token after). With
 other files of the folder (in the strict variant, minus the file's near-duplicates, which would otherwise
 hand it its own clean copy) come first, as the prior of the file's own counts, keyed by wide contexts:
 REACHES tokens on each side, the longer context on top. Measured on the detection development sets
-(docs/detection.md), pooling the folder's counts with the file's own in the narrow context (and a 3-token
+(docs/notes/detection.md), pooling the folder's counts with the file's own in the narrow context (and a 3-token
 one on top) lowered MRR on every set: thousands of the folder's gaps between the same two tokens outweigh
 both the n-gram model's longer context and the file's own habits; in a context of 4 or 6 tokens a side, the
 folder's counts say how the project writes that very construct.
