@@ -26,11 +26,19 @@ from formats.files import InputError, read_source
 from unnatural import ROOT, cli
 
 ENFORCED = ROOT / ".data" / "enforced"
+# More formatter-enforced repositories, made from public snapshots (docs/results/hand-slips.md names each
+# repository and commit): a folder per repository, its `src/*/java` files
+DEVREPOS = ROOT / ".data" / "devrepos"
 WORK = ROOT / ".cache" / "check-bench" / "hand-slips"
 PER_KIND = 3     # slipped files per kind and repository (the acceptance's sets: 134 slips in 4 repositories)
 SEED = 49
 # The repositories calibration may see; the others are held out (reported apart)
-DEVELOPMENT = ("NullAway", "flink-cdc", "spring-boot")
+DEVELOPMENT = ("NullAway", "flink-cdc", "spring-boot", "tritium", "palantir-java-format")
+
+
+def repositories(roots=(ENFORCED, DEVREPOS)) -> dict[str, Path]:
+    """name -> folder of every repository under `roots` (those not there are left out)."""
+    return {d.name: d for root in roots if root.is_dir() for d in sorted(root.iterdir()) if d.is_dir()}
 
 
 @dataclass
@@ -125,10 +133,10 @@ def score(root: Path, slips: dict[str, HandSlip], findings: list[dict], original
     return t
 
 
-def run_repo(name: str, args: list[str], workers: int, per_kind: int = PER_KIND, seed: int = SEED,
-             enforced: Path = ENFORCED, work: Path = WORK) -> tuple[Tally, list[dict], dict[str, HandSlip]]:
+def run_repo(name: str, source: Path, args: list[str], workers: int, per_kind: int = PER_KIND, seed: int = SEED,
+             work: Path = WORK) -> tuple[Tally, list[dict], dict[str, HandSlip]]:
     dest = work / name
-    slips = make_repo(enforced / name, dest, per_kind, seed)
+    slips = make_repo(source, dest, per_kind, seed)
     originals = {}
     for p in java_files(dest):
         rel = str(p.relative_to(dest))
@@ -147,16 +155,22 @@ HABIT_BUDGETS = {"low": 0.005, "medium": 0.012, "high": 0.1}
 HAND = "hand slips"
 
 
-def calibration_breaks(repos, seeds, workers: int, enforced: Path = ENFORCED, work: Path = WORK):
+def calibration_breaks(repos: dict[str, Path], seeds, workers: int, work: Path = WORK):
     """(evidence, right, in a file without a slip, file, HAND) of every habit break in `repos` slipped with
     each of `seeds`, and the lines and files without a slip."""
     from check.calibration import Evidence
     out, lines, files = [], 0, 0
-    for name in repos:
+    for name, source in repos.items():
         for seed in seeds:
             dest = work / "calibration" / f"{name}-{seed}"
-            slips = make_repo(enforced / name, dest, PER_KIND, seed)
+            slips = make_repo(source, dest, PER_KIND, seed)
+            seen = set()
             for f in run_check(dest, _ALL_BREAKS, workers):
+                # a block shifted whole is one break: its lines that follow the header carry its evidence
+                key = (f["path"], json.dumps(f["evidence"], sort_keys=True))
+                if key in seen:
+                    continue
+                seen.add(key)
                 slip, start = slips.get(f["path"]), f["gap_offset"] - 1
                 out.append((Evidence(**f["evidence"]), bool(slip and slip.touched(start, start + len(f["original"]))),
                             slip is None, f"{name}-{seed}/{f['path']}", HAND))
@@ -174,7 +188,8 @@ def calibrate(workers: int, repos=DEVELOPMENT, seeds=CAL_SEEDS) -> None:
     rest of it kept; the habit belief of large repositories is dropped: this one is fitted on them)."""
     from dataclasses import replace
     from check.calibration import CALIBRATION, Calibration, Family, fit_habits
-    breaks, lines, files = calibration_breaks(repos, seeds, workers)
+    found = repositories()
+    breaks, lines, files = calibration_breaks({r: found[r] for r in repos if r in found}, seeds, workers)
     belief = fit_habits(breaks, {HAND: Family(lines, files, HABIT_BUDGETS, {})}, HAND)
     cal = Calibration.load(CALIBRATION)
     measured = {k: v for k, v in cal.measured.items() if not k.startswith("habit")}
@@ -220,12 +235,13 @@ def main(argv=None) -> int:
     a = p.parse_args(argv)
     if a.calibrate:
         calibrate(a.workers)
-    repos = a.repos or sorted(d.name for d in ENFORCED.iterdir() if d.is_dir())
+    known = repositories()
+    repos = a.repos or list(known)
     args = ["--sensitivity", a.sensitivity] if a.sensitivity else []
     rows = []
     dump = []
     for name in repos:
-        t, findings, slips = run_repo(name, args, a.workers, a.per_kind, a.seed)
+        t, findings, slips = run_repo(name, known[name], args, a.workers, a.per_kind, a.seed)
         rows.append((name, t))
         for f in findings:
             s = slips.get(f["path"])

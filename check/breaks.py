@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import re
 from array import array
+from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -43,7 +44,8 @@ from ranker.habits import VARIABLES, HabitCounts, habit_values, habits
 from ranker.repairs import retab
 
 HABITS = ("trailing", "blank-line", "mixed-indent", "indent-char", "spacing", "line-break", "join",
-          "blank-line-missing", "blank-line-extra", "blank-lines-doubled", "continuation", "indentation")
+          "blank-line-missing", "blank-line-extra", "blank-lines-doubled", "continuation", "continuation-first",
+          "indentation")
 # A candidate break: the repository writes the repair at least MIN_SEEN times in the same place, and the gap
 # as it is in at most MAX_SHARE of them (the belief then weighs how far; this only keeps the list short).
 MIN_SEEN = 5
@@ -67,6 +69,7 @@ class Break:
     repo_repaired: int
     file_observed: int       # elsewhere in the file
     file_repaired: int
+    follows: int = -1        # a line of a block shifted whole: the gap of its header's break (-1: none)
 
 
 @dataclass(frozen=True)
@@ -129,6 +132,8 @@ def breaks(walked: FileGaps, repo_habits: HabitCounts | None, repo_counts, keys_
             found[gap] = b
     for b in _indent_char_breaks(walked, repo_counts, keys_of):
         found.setdefault(b.gap, b)
+    for b in _continuation_breaks(walked, repo_counts, keys_of):
+        found.setdefault(b.gap, b)
     asked: list[tuple[int, str, str]] = []   # (gap, repair, its symbol) of the spacing breaks to weigh
     newline = next((m.group() for m in map(LINE_BREAK.search, texts) if m), "\n")   # the file's line break
     rare = inner & (own_counts[at] <= MAX_OWN)
@@ -170,7 +175,9 @@ def breaks(walked: FileGaps, repo_habits: HabitCounts | None, repo_counts, keys_
                 found[gap] = Break(gap, texts[gap], repaired, habit, o, n, own_observed - 1, own_repaired)
     if walked.ids is not None:
         for b in _indentation_breaks(walked, values[:-1, 0] >= 0, others_count, keys_of):
-            found.setdefault(b.gap, b)
+            # the structure's judgement of a statement's line before a symbol's (a blank line, lines joined)
+            if b.follows < 0 or b.gap not in found:
+                found[b.gap] = b
     return [found[g] for g in sorted(found)]
 
 
@@ -248,6 +255,40 @@ def _indent_char_breaks(walked: FileGaps, repo_counts, keys_of) -> list[Break]:
     return out
 
 
+CONTINUATIONS = range(-8, 33)   # the offsets of a first continuation line asked of the repository, in columns
+
+
+def _continuation_breaks(walked: FileGaps, repo_counts, keys_of) -> list[Break]:
+    """The lines that first continue a statement (parsing/style.py's first_continuations) at an offset from it
+    that the repository's other files rarely write where they write another one almost always (+4 columns in
+    google-java-format's style, +8 in AOSP's), re-indented to that one in the file's unit."""
+    import numpy as np
+    from parsing.style import columns, first_continuations
+    from ranker.cache import continuation_triple
+    if not walked.unit:
+        return []
+    lines = first_continuations(walked.symbols[1::2], walked.texts)
+    if not lines:
+        return []
+    own = Counter(off for _, off in lines)
+    repo = repo_counts(keys_of([continuation_triple(off) for off in CONTINUATIONS]))
+    others = {off: max(int(n) - own[off], 0) for off, n in zip(CONTINUATIONS, repo.tolist())}
+    best = max(others, key=lambda off: others[off])
+    out = []
+    for gap, off in lines:
+        if off == best or not _kept(others.get(off, 0), others[best]) or own[off] - 1 > MAX_OWN:
+            continue
+        text = walked.texts[gap]
+        at = text.rfind("\n")
+        width = columns(walked.indents[gap]) + best
+        if width < 0:
+            continue
+        fixed = text[:at + 1] + retab(" " * width, walked.unit)
+        out.append(Break(gap, text, fixed, "continuation-first", others.get(off, 0), others[best], own[off] - 1,
+                         own[best]))
+    return out
+
+
 def _symbol_habit(observed: str, repaired: str) -> str:
     """The habit a symbol break's repair keeps: a line broken, lines joined, blank lines, a continuation's
     indentation, or the spacing on a line."""
@@ -282,8 +323,40 @@ def _indentation_breaks(walked: FileGaps, starts_line, others_count, keys_of) ->
     alternative = keys_of([(syms[2 * g - 1], gap_symbol(r, walked.indents[g], unit), syms[2 * g + 1])
                            for g, r, _, _ in lines])
     seen, observed = others_count(alternative), others_count(np.asarray(walked.keys)[[g for g, *_ in lines]])
-    return [Break(g, texts[g], r, "indentation", int(o), int(n), own_observed, at_habit)
-            for (g, r, at_habit, own_observed), n, o in zip(lines, seen.tolist(), observed.tolist()) if _kept(o, n)]
+    out = [Break(g, texts[g], r, "indentation", int(o), int(n), own_observed, at_habit)
+           for (g, r, at_habit, own_observed), n, o in zip(lines, seen.tolist(), observed.tolist()) if _kept(o, n)]
+    return out + _blocks(walked, starts_line, out, {g for g, *_ in lines})
+
+
+def _blocks(walked: FileGaps, starts_line, headers: list[Break], off: set[int]) -> list[Break]:
+    """The rest of each block whose header line is a break while its closing '}' lines up with the header as
+    written (the block was shifted whole: its lines are where the header's habit puts them): every line from
+    the header's to the '}''s re-indented by the header's shift, each a break that follows the header's."""
+    from parsing.style import columns
+    from .structure import block_ends
+    ends = block_ends(walked.ids, starts_line)
+    texts, unit = walked.texts, walked.unit
+    out = []
+    for b in headers:
+        end = ends.get(b.gap)
+        if end is None or end in off:
+            continue
+        shift = columns(LINE_BREAK.split(b.repaired)[-1]) - columns(LINE_BREAK.split(b.observed)[-1])
+        moved = []
+        for g in range(b.gap + 1, end + 1):
+            at = texts[g].rfind("\n")
+            if at < 0:
+                continue
+            width = columns(texts[g][at + 1:]) + shift
+            if width < 0 or mixed(texts[g][at + 1:], unit or " "):
+                moved = []
+                break
+            fixed = texts[g][:at + 1] + retab(" " * width, unit or " ")
+            if fixed != texts[g]:
+                moved.append(Break(g, texts[g], fixed, "indentation", b.repo_observed, b.repo_repaired,
+                                   b.file_observed, b.file_repaired, follows=b.gap))
+        out += moved
+    return out
 
 
 def _habit_break(gap: int, text: str, unit: str | None, own, repo: HabitCounts | None, likelier) -> Break | None:

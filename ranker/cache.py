@@ -121,14 +121,24 @@ def indent_lines(gap_texts) -> tuple[int, int]:
     return tab, space
 
 
+def continuation_triple(offset: int) -> tuple[str, str, str]:
+    """The key, as a triple no gap has, of a line that first continues a statement `offset` columns from it
+    (parsing/style.py's first_continuations)."""
+    return ("|", f"·cont{offset:+d}", "|")
+
+
 def learned_narrow(ids: np.ndarray, gap_texts) -> tuple[np.ndarray, np.ndarray]:
-    """A file's narrow keys and their counts (sorted, unique; int64), with its INDENT_LINES counts: what
-    bin/check weighs a finding with, learned alike for a folder (ranker/folder.py) and a work tree
-    (check/repostyle.py)."""
+    """A file's narrow keys and their counts (sorted, unique; int64), with its INDENT_LINES counts and a count
+    per offset of its first continuation lines (continuation_triple): what bin/check weighs a finding with,
+    learned alike for a folder (ranker/folder.py) and a work tree (check/repostyle.py)."""
+    from parsing.style import first_continuations
     keys, counts = np.unique(narrow_keys(ids), return_counts=True)
-    extra = narrow_keys_of(list(INDENT_LINES))
+    names = symbol_names()
+    offsets = [off for _, off in first_continuations([names[i] for i in np.asarray(ids)[1::2].tolist()], gap_texts)]
+    extra = narrow_keys_of([*INDENT_LINES, *(continuation_triple(off) for off in offsets)])
     keys = np.concatenate([keys.astype(np.int64), extra])
-    counts = np.concatenate([counts.astype(np.int64), np.asarray(indent_lines(gap_texts), np.int64)])
+    counts = np.concatenate([counts.astype(np.int64), np.asarray(indent_lines(gap_texts), np.int64),
+                             np.ones(len(offsets), np.int64)])
     order = np.argsort(keys, kind="stable")
     keys, counts = keys[order], counts[order]
     distinct, first = np.unique(keys, return_index=True)
