@@ -145,8 +145,9 @@ class _ExplainRule(argparse.Action):
     as --help does, so no PATH is needed."""
 
     def __call__(self, parser, namespace, value, option_string=None):
-        from .rule_docs import BY_RULE, entry_text, unknown_rule_text
-        if value not in BY_RULE:
+        from .rule_docs import entry_text, unknown_rule_text
+        from .rules import RULES
+        if value not in RULES:
             parser.exit(cli.EXIT_USAGE, f"{COMMAND}: error: --explain-rule: {unknown_rule_text(value)}")
         sys.stdout.write(entry_text(value))
         parser.exit(cli.EXIT_OK)
