@@ -17,7 +17,7 @@ files, as `tasks/N.java` and `clean/N.java` in a fresh copy.
   within a budget of false findings (evaluation/slip_ceiling.py), without running bin/check.
 
 Every number comes from running bin/check as a user would; the table goes to stdout and, with --docs,
-into docs/check-bench.md (make check-bench).
+into docs/results/check-bench.md (make check-bench).
 """
 from __future__ import annotations
 
