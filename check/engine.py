@@ -244,7 +244,7 @@ def check_text(scorer: Scorer, scheme: Scheme, text: str, path: str, cfg: CheckC
         start = edits.gap_starts[gap]
         offset = f.offset - edits.current_start(gap) + start
         line, column = line_col(text, offset)
-        out.append(Finding(path, line, column, offset, rule, message, confidence,
+        out.append(Finding(path, line, column, offset, rule.id, message, confidence,
                            f.score, start, f.repair.observed, f.repair.repaired, evidence))
         current = edits.apply(current, gap, f.repair.observed, f.repair.repaired)
         edits.fixed[gap] = f.repair.repaired
@@ -302,7 +302,7 @@ def _habit_findings(text: str, path: str, edits: _Edits, context: _Context, cfg:
         offset = start + min(len(os.path.commonprefix([b.observed, b.repaired])), len(b.observed)) + 1
         line, column = line_col(text, offset)
         # (a break's repair keeps the gap's own line breaks: CRLF stays CRLF)
-        out.append((Finding(path, line, column, offset, rule, message, confidence, 0.0, start, b.observed, b.repaired,
+        out.append((Finding(path, line, column, offset, rule.id, message, confidence, 0.0, start, b.observed, b.repaired,
                             evidence), b.follows >= 0, b.follows if b.follows >= 0 else b.gap))
     # most confident first, a block's lines right after their header
     return [(f, follows) for f, follows, _ in sorted(out, key=lambda x: (-x[0].confidence, x[2], x[1], x[0].start))]
@@ -338,14 +338,14 @@ def _best_repair(ranked: RankedFile, current: str, edits: _Edits, context: _Cont
             if harmful(f.repair.observed, f.repair.repaired, before, after, lambda: context.indent(gap), edits.tabs):
                 continue
             rule, message = describe(f.repair.observed, f.repair.repaired, before, after)
-            if cfg.reported(rule, f.score):
+            if cfg.reported(rule.id, f.score):
                 evidence = replace(context.evidence(evidence_of(ranked.scores, ranked.gaps, gap, earlier), gap,
                                                     f.repair.repaired),
                                    other_edit=not codrep_edit(f.repair.observed, f.repair.repaired))
-                confidence = calibration.confidence(rule, f.score, evidence)
+                confidence = calibration.confidence(rule.id, f.score, evidence)
                 if confidence >= cfg.least_confidence and not earlier and passed.any(gap):   # asked only now: a reparse
                     evidence = replace(evidence, earlier=1)
-                    confidence = calibration.confidence(rule, f.score, evidence)
+                    confidence = calibration.confidence(rule.id, f.score, evidence)
                 if confidence >= cfg.least_confidence:
                     if passed.keeps(f):
                         if evidence.repo_repaired > evidence.repo_observed:
