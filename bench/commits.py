@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shlex
 import statistics
 import subprocess
 import sys
@@ -242,6 +241,6 @@ def run(args, signature_line: Callable) -> list[str]:
     extra = ["--workers", str(args.workers), *(["--learn", args.learn] if args.learn else [])]
     runs = [(s, ["--sensitivity", s, *extra]) for s in args.sensitivity]
     results = measure(commits, runs)
-    command = shlex.join(["bin/check", "--since", "HEAD~1", "--format", "json", "--sensitivity", "S", *extra, "."])
+    command = " ".join(["bin/check", "--since", "HEAD~1", "--format", "json", "--sensitivity", "S", *extra, "."])
     return [*tables(results), "", f"Each case: `{command}` in its work tree.", "",
             signature_line([("commits", len(commits.cases)), ("slips", len(commits.slips))])]

@@ -4,7 +4,8 @@ Findings are reported only above a threshold calibrated on the development sets 
 with a rule, a message, a confidence and the whitespace that fixes it; --diff prints the fixes as a patch,
 --fix writes them. With --since REV or --staged (the pre-commit hook's) only the lines the change added or
 modified are judged, reported and fixed, by the whole work tree's style. Exit status: 0 no findings, 1
-findings, 2 usage or input errors (the other files are still checked and reported), 130 interrupted.
+findings, 2 usage or input errors (a PATH that does not exist: the other files are still checked and
+reported), 130 interrupted.
 """
 from __future__ import annotations
 
@@ -158,9 +159,9 @@ class _ExplainRule(argparse.Action):
 
 
 _EPILOG = """exit status: 0 no findings, 1 findings or files skipped (each a warning line; with --skip-bad-files
-findings only), 2 usage, input or fatal errors (a PATH that does not exist, not a git work tree or an unknown
-revision for --since/--staged, a bad configuration file, a fix that cannot be written; the other files are
-still checked), 130 interrupted (docs/errors.md)."""
+findings only), 2 usage, input or fatal errors (a PATH that does not exist: the other PATHs are still
+checked; not a git work tree or an unknown revision for --since/--staged; a bad configuration file; a fix
+that cannot be written), 130 interrupted (docs/errors.md)."""
 
 
 def _check_one(path: str) -> CheckedFile:
