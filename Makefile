@@ -120,7 +120,7 @@ lossless: setup data
 	$(PY) -m formats.lossless .data/codrep2019/learning .data/codrep2019/validation .data/codrep2018/Dataset1 .data/codrep2018/Dataset2 .data/codrep2018/Dataset3 .data/codrep2018/Dataset4
 
 # A wider corpus to train on beside corpora/'s JDK: CodRep 2018's projects that no detection set uses, into
-# .data/corpus-other (evaluation/corpus.py; measured in docs/detection.md, "A wider corpus").
+# .data/corpus-other (evaluation/corpus.py; measured in docs/notes/detection.md, "A wider corpus").
 corpus: setup data
 	$(PY) -m evaluation.corpus .data/corpus-other
 
@@ -132,20 +132,20 @@ devsets: setup data
 	$(PY) -m evaluation.devsets --edits real .data/slipsets
 
 # The ranker on the development sets, per project and style, by way of learning the project's style (--adapt):
-# MRR and file-level AUC, into docs/detection.md (the README links it); then bin/check on the same sets as
-# repositories (check-bench below), so that one command gives both tables.
+# MRR and file-level AUC, into docs/results/detection-bench.md (docs/detection.md reads it); then bin/check on
+# the same sets as repositories (check-bench below), so that one command gives both tables.
 detection-bench: devsets
 	@test -e $(DEFAULT_MODEL).ceilings || bin/build-lm --order 6 corpora/
-	bin/detection-bench --docs docs/detection.md
-	bin/check-bench --docs docs/check-bench.md
+	bin/detection-bench --docs docs/results/detection-bench.md
+	bin/check-bench --docs docs/results/check-bench.md
 
 # bin/check on the detection sets as repositories, at each sensitivity: precision, recall, false findings per
-# 1000 clean lines, fixes, into docs/check-bench.md. `bin/check-bench --calibrate` refits
+# 1000 clean lines, fixes, into docs/results/check-bench.md. `bin/check-bench --calibrate` refits
 # check/calibration.json first. Then the real slips (.data/realslips, docs/realslips.md), per project and kind of
-# gap, into docs/check-bench.md too.
+# gap, into docs/results/check-bench.md too.
 check-bench: devsets
 	@test -e $(DEFAULT_MODEL).ceilings || bin/build-lm --order 6 corpora/
-	bin/check-bench --docs docs/check-bench.md
+	bin/check-bench --docs docs/results/check-bench.md
 
 # (built again where it has no word ceilings beside it, lm/native.cpp: a model from before them; the same .bin)
 DEFAULT_MODEL := .models/default-kind-units-o6.bin
@@ -165,15 +165,15 @@ C18 := .data/codrep2018/Dataset1 .data/codrep2018/Dataset2 .data/codrep2018/Data
 	bin/build-lm --order 7 --output $@ $(C18)
 
 # Speed: end-to-end ranking with the default model against the tree-sitter floor, memory, cost per size,
-# start-up and building (the targets in docs/speed.md). The table is also copied to docs/bench.md, which the
+# start-up and building (the targets in docs/speed.md). The table is also copied to docs/results/bench.md, which the
 # README links.
 bench: setup data
 	@test -e $(DEFAULT_MODEL).ceilings || bin/build-lm --order 6 corpora/
 	bin/bench --model $(DEFAULT_MODEL) --output .bench
-	@mkdir -p docs && cp .bench/bench.md docs/bench.md
+	@mkdir -p docs/results && cp .bench/bench.md docs/results/bench.md
 	@test -e $(DEFAULT_MODEL).ceilings || bin/build-lm --order 6 corpora/
-	bin/check-bench --speed 5000 --docs docs/check-bench.md
-	bin/repostyle-bench --docs docs/bench.md
+	bin/check-bench --speed 5000 --docs docs/results/check-bench.md
+	bin/repostyle-bench --docs docs/results/bench.md
 
 # KenLM's binary formats (probing, trie, quantized) of the default model at orders 6 and 7: ranking time,
 # lookups and MRR on CodRep 2019 validation (the table in docs/speed-profile.md).
@@ -183,22 +183,22 @@ formats-bench: setup data
 	$(PY) -m bench.formats --runs 5 --output .bench/formats .bench/formats/jdk-o6.bin .bench/formats/jdk-o7.bin
 
 # StaMinA: our learner against AALpy's EDSM on the real training sets (AALpy: the `stamina` extra).
-# The table is also written to docs/stamina-bench.txt, which the README links.
+# The table is also written to docs/results/stamina-bench.txt, which the README links.
 stamina-bench: setup data
-	set -o pipefail; bin/stamina bench | tee docs/stamina-bench.txt
+	set -o pipefail; bin/stamina bench | tee docs/results/stamina-bench.txt
 
 # n-gram orders and token schemes, CodRep 2018 -> CodRep 2019 validation.
 compare-orders: setup data
 	bin/compare-orders --orders 3-8 --schemes kind-units,kind,text --train .data/codrep2018/Dataset1 .data/codrep2018/Dataset2 --eval .data/codrep2019/validation --output .bench/compare
-	@mkdir -p docs && cp .bench/compare/compare.md docs/compare.md && cp .bench/compare/*.png docs/ 2>/dev/null || true
+	@mkdir -p docs/results && cp .bench/compare/compare.md docs/results/compare.md && cp .bench/compare/*.png docs/results/ 2>/dev/null || true
 
 # The hostile inputs (docs/errors.md's list) run as a user would (bench/hostile.py), with bin/rank's memory
-# peaks and 20 Ctrl-C tries on bin/build-lm corpora/; the table goes to docs/hostile.md (docs/errors.md links it).
+# peaks and 20 Ctrl-C tries on bin/build-lm corpora/; the table goes to docs/results/hostile.md (docs/errors.md links it).
 hostile: setup
 	@test -e $(DEFAULT_MODEL).ceilings || bin/build-lm --order 6 corpora/
-	set -o pipefail; bin/hostile --slow --interrupts 20 | tee docs/hostile.md
+	set -o pipefail; bin/hostile --slow --interrupts 20 | tee docs/results/hostile.md
 
 # Fill-in-the-middle: 500 tasks from held-out JDK packages and 500 from held-out Python standard-library
-# modules, the n-gram predictor at orders 3-8 against two baselines. Writes docs/fim.md.
+# modules, the n-gram predictor at orders 3-8 against two baselines. Writes docs/results/fim-bench.md.
 fim-bench: setup
-	bin/fim-bench --output .bench/fim --workers 2 --docs docs/fim.md
+	bin/fim-bench --output .bench/fim --workers 2 --docs docs/results/fim-bench.md

@@ -19,7 +19,7 @@ files, as `tasks/N.java` and `clean/N.java` in a fresh copy.
   within a budget of false findings (evaluation/slip_ceiling.py), without running bin/check.
 
 Every number comes from running bin/check as a user would; the table goes to stdout and, with --docs,
-into docs/check-bench.md (make check-bench).
+into docs/results/check-bench.md (make check-bench).
 """
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ from check.calibration import (BUDGETS, CALIBRATION, FILE_BUDGETS, INJECTED, SEN
                                SLIP_FILE_BUDGETS, Calibration, Evidence, Family, fit, fit_habits,
                                fit_habits_beside)
 from evaluation.realslips import labels as realslips_labels
-from check.cli import DEFAULT_LEARN, LEARN
+from check.config import DEFAULT_LEARN, LEARN_METHODS, learn_method
 from formats.codrep2019 import DEVSET_FILE, original_texts, read_devset, read_jsonl
 from formats.files import read_source
 from unnatural import ROOT, cli
@@ -399,7 +399,7 @@ def parser() -> cli.ArgumentParser:
                    help=f"with --speed: the runs of each, taking turns (default: {SPEED_RUNS}; the medians count)")
     p.add_argument("--docs", type=Path, default=None,
                    help=f"write the table into this Markdown file (the real slips' into {realslips.DOCS} beside it)")
-    p.add_argument("--learn", choices=LEARN, default=None,
+    p.add_argument("--learn", type=learn_method, choices=LEARN_METHODS, default=None,
                    help=f"bin/check's --learn in every run (default: bin/check's own, {DEFAULT_LEARN})")
     realslips.add_arguments(p)
     commits.add_arguments(p)

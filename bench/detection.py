@@ -9,7 +9,7 @@ repository; ranker/learn.py):
 - the time of the ranking run relative to `--adapt file` (learning included).
 
 Every number comes from running `bin/rank` as a user would; the tables go to stdout and, with --docs, into
-docs/detection.md (which the README links).
+docs/results/detection-bench.md (which docs/detection.md reads).
 """
 from __future__ import annotations
 

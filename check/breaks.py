@@ -21,7 +21,7 @@ where they write the repair often:
   the repository writes the repair's gap symbol between the same two kinds of tokens far more often (a line
   one level too deep, a `}` that does not line up).
 
-Tried and left out (docs/habits.md): a line's indentation against the repository's
+Tried and left out (docs/notes/habits.md): a line's indentation against the repository's
 indentation symbols alone (without the structure), a bare blank line where the repository indents its
 blank lines, and the file's end without a line break against how the repository's files end.
 
@@ -31,7 +31,9 @@ real slips).
 """
 from __future__ import annotations
 
+import re
 from array import array
+from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -41,7 +43,9 @@ from parsing.symbols import gap_symbol
 from ranker.habits import VARIABLES, HabitCounts, habit_values, habits
 from ranker.repairs import retab
 
-HABITS = ("trailing", "blank-line", "mixed-indent", "spacing", "line-break", "indentation")
+HABITS = ("trailing", "blank-line", "mixed-indent", "indent-char", "spacing", "line-break", "join",
+          "blank-line-missing", "blank-line-extra", "blank-lines-doubled", "continuation", "continuation-first",
+          "indentation")
 # A candidate break: the repository writes the repair at least MIN_SEEN times in the same place, and the gap
 # as it is in at most MAX_SHARE of them (the belief then weighs how far; this only keeps the list short).
 MIN_SEEN = 5
@@ -65,6 +69,7 @@ class Break:
     repo_repaired: int
     file_observed: int       # elsewhere in the file
     file_repaired: int
+    follows: int = -1        # a line of a block shifted whole: the gap of its header's break (-1: none)
 
 
 @dataclass(frozen=True)
@@ -125,32 +130,178 @@ def breaks(walked: FileGaps, repo_habits: HabitCounts | None, repo_counts, keys_
         b = _habit_break(gap, texts[gap], unit, walked.own_habits, repo_habits, likelier)
         if b is not None:
             found[gap] = b
+    for b in _indent_char_breaks(walked, repo_counts, keys_of):
+        found.setdefault(b.gap, b)
+    for b in _continuation_breaks(walked, repo_counts, keys_of):
+        found.setdefault(b.gap, b)
     asked: list[tuple[int, str, str]] = []   # (gap, repair, its symbol) of the spacing breaks to weigh
     newline = next((m.group() for m in map(LINE_BREAK.search, texts) if m), "\n")   # the file's line break
-    for gap in np.nonzero(inner & (own_counts[at] <= MAX_OWN) & (values[:, 0] < 0))[0].tolist():   # on a line
+    rare = inner & (own_counts[at] <= MAX_OWN)
+    for gap in np.nonzero(rare & (values[:, 0] < 0))[0].tolist():   # on a line
         # one space, none, or the line broken there at its own indentation (`) {` where `{` goes below)
         for r in (" ", "", newline + walked.indents[gap]):
             symbol = gap_symbol(r, walked.indents[gap], unit)
             if symbol != syms[2 * gap]:
                 asked.append((gap, r, symbol))
+    # a line break with none of the habits above broken: the lines joined (`)` and `{` on two lines), a blank
+    # line more or fewer, or a continuation's indentation a unit or two off
+    for gap in np.nonzero(rare & (values[:, 0] == 0) & (values[:, 1] <= 0) & (values[:, 2] <= 0))[0].tolist():
+        for r in _line_options(texts[gap], newline, unit, syms[2 * gap - 1] in _ENDS_STATEMENT):
+            symbol = gap_symbol(r, walked.indents[gap], unit)
+            if symbol != syms[2 * gap]:
+                asked.append((gap, r, symbol))
     if asked:
-        alternative_keys = keys_of([(syms[2 * g - 1], symbol, syms[2 * g + 1]) for g, _, symbol in asked])
-        seen = others_count(alternative_keys)
-        observed = others_count(keys[[g for g, _, _ in asked]])
-        best: dict[int, tuple[int, int, str, int]] = {}   # gap -> (seen elsewhere, own, repair, observed)
-        for (gap, repaired, _), own, n, o in zip(asked, own_count(alternative_keys).tolist(), seen.tolist(),
-                                                 observed.tolist()):
+        # a symbol's count is its family's: a line break's whatever its indentation, when the repair keeps the
+        # indentation and changes the line breaks (a blank line, two lines joined, one broken): what those
+        # say is in how the lines break, and the indentation's shifts split the counts many ways
+        observed_of = [_family(syms[2 * g], symbol) for g, _, symbol in asked]
+        repaired_of = [_family(symbol, syms[2 * g]) for g, _, symbol in asked]
+        flat, bounds = [], [0]
+        for (g, _, _), xs in zip(asked * 2, observed_of + repaired_of):
+            flat += [(syms[2 * g - 1], x, syms[2 * g + 1]) for x in xs]
+            bounds.append(len(flat))
+        flat_keys = keys_of(flat)
+        others, own = np.add.reduceat(others_count(flat_keys), bounds[:-1]), np.add.reduceat(own_count(flat_keys),
+                                                                                             bounds[:-1])
+        k = len(asked)
+        best: dict[int, tuple[int, int, str, int, int]] = {}   # gap -> (seen elsewhere, own, repair, observed, own)
+        for j, (gap, repaired, _) in enumerate(asked):
+            n, o = int(others[k + j]), int(others[j])
             if gap not in best or n > best[gap][0]:
-                best[gap] = (n, own, repaired, o)
-        for gap, (n, own, repaired, o) in best.items():
-            own_observed = int(own_counts[at[gap]])
+                best[gap] = (n, int(own[k + j]), repaired, o, int(own[j]))
+        for gap, (n, own_repaired, repaired, o, own_observed) in best.items():
             if _kept(o, n):
-                habit = "line-break" if LINE_BREAK.search(repaired) else "spacing"
-                found[gap] = Break(gap, texts[gap], repaired, habit, o, n, own_observed - 1, own)
+                habit = _symbol_habit(texts[gap], repaired)
+                found[gap] = Break(gap, texts[gap], repaired, habit, o, n, own_observed - 1, own_repaired)
     if walked.ids is not None:
         for b in _indentation_breaks(walked, values[:-1, 0] >= 0, others_count, keys_of):
-            found.setdefault(b.gap, b)
+            # the structure's judgement of a statement's line before a symbol's (a blank line, lines joined)
+            if b.follows < 0 or b.gap not in found:
+                found[b.gap] = b
     return [found[g] for g in sorted(found)]
+
+
+_LINE_SYMBOL = re.compile(r"(·n\d+r?)(=|[+-]\d+)")
+_SHIFTS = ("=", *(f"{d:+d}" for d in range(-8, 9) if d))
+
+
+def _family(symbol: str, other_symbol: str) -> tuple[str, ...]:
+    """The symbols counted for gap symbol `symbol` against the other way of writing the gap (`other_symbol`):
+    every indentation shift of its line breaks when both break the line a different number of times
+    (or one does not) and `symbol` has no remainder of columns; else `symbol` alone."""
+    m = _LINE_SYMBOL.fullmatch(symbol)
+    o = _LINE_SYMBOL.fullmatch(other_symbol)
+    if m is None or (o is not None and o.group(1) == m.group(1)):
+        return (symbol,)
+    return tuple(m.group(1) + shift for shift in _SHIFTS)
+
+
+_ENDS_STATEMENT = frozenset({";", "{", "}", "LINECOMMENT", "BLOCKCOMMENT", "JAVADOC"})
+
+
+def _line_options(text: str, newline: str, unit: str | None, statement: bool) -> list[str]:
+    """The other ways to write a gap that holds a line break and nothing else but indentation: the two lines
+    joined by a space (one line break), a blank line fewer or one more (up to two), and, on a line that
+    continues a statement (the token before it does not end one), the indentation a unit shallower, two
+    shallower, or a unit deeper. (A statement's own line is judged by the structure: _indentation_breaks.)"""
+    breaks_ = len(LINE_BREAK.findall(text))
+    last = LINE_BREAK.split(text)[-1]
+    out = [" "] if breaks_ == 1 else []
+    if breaks_ >= 2:
+        out.append(newline * (breaks_ - 1) + last)
+    if breaks_ <= 2:
+        out.append(newline * (breaks_ + 1) + last)
+    if unit and not statement and breaks_ == 1:
+        width = len(unit)
+        ind = retab(last, unit)
+        for step in (-1, -2, 1):
+            cut = ind[:len(ind) + step * width] if step < 0 else ind + unit * step
+            if step > 0 or len(ind) >= -step * width:
+                out.append(newline + cut)
+    return out
+
+
+def _indent_char_breaks(walked: FileGaps, repo_counts, keys_of) -> list[Break]:
+    """The lines indented with a tab first in a repository whose other files indent with spaces, or with
+    spaces in one that indents with tabs (ranker/cache.py's INDENT_LINES counts), re-indented in the
+    repository's character: a tab as one unit of the file's spaces (its unit when it has one of spaces, else
+    of its lines that start with a space), each TAB_STOP columns as a tab. What the mixed-indent habit misses:
+    a file too short to tell its own unit (one tab line against one space line reads as tab-indented), and
+    spaces alone in a tab-indented file."""
+    from parsing.style import indentation_of
+    from ranker.cache import INDENT_LINES, indent_lines
+    texts = walked.texts
+    own = indent_lines(texts[1:-1])
+    tab, space = (max(int(n) - o, 0) for n, o in zip(repo_counts(keys_of(list(INDENT_LINES))).tolist(), own))
+    if _kept(tab, space):
+        foreign, unit = "\t", walked.unit if walked.unit and walked.unit != "\t" else None
+        if unit is None:
+            unit = indentation_of([i for i in walked.indents if i[:1] == " "] or ["    "]).unit
+        observed, repaired, own_observed, own_repaired = tab, space, own[0], own[1]
+    elif _kept(space, tab):
+        foreign, unit = " ", "\t"
+        observed, repaired, own_observed, own_repaired = space, tab, own[1], own[0]
+    else:
+        return []
+    out = []
+    for gap in range(1, len(texts) - 1):
+        text = texts[gap]
+        at = text.rfind("\n")
+        if at < 0 or text[at + 1:at + 2] != foreign:
+            continue
+        fixed = text[:at + 1] + retab(text[at + 1:], unit)
+        if fixed != text:
+            out.append(Break(gap, text, fixed, "indent-char", observed, repaired, own_observed - 1, own_repaired))
+    return out
+
+
+CONTINUATIONS = range(-8, 33)   # the offsets of a first continuation line asked of the repository, in columns
+
+
+def _continuation_breaks(walked: FileGaps, repo_counts, keys_of) -> list[Break]:
+    """The lines that first continue a statement (parsing/style.py's first_continuations) at an offset from it
+    that the repository's other files rarely write where they write another one almost always (+4 columns in
+    google-java-format's style, +8 in AOSP's), re-indented to that one in the file's unit."""
+    import numpy as np
+    from parsing.style import columns, first_continuations
+    from ranker.cache import continuation_triple
+    if not walked.unit:
+        return []
+    lines = first_continuations(walked.symbols[1::2], walked.texts)
+    if not lines:
+        return []
+    own = Counter(off for _, off in lines)
+    repo = repo_counts(keys_of([continuation_triple(off) for off in CONTINUATIONS]))
+    others = {off: max(int(n) - own[off], 0) for off, n in zip(CONTINUATIONS, repo.tolist())}
+    best = max(others, key=lambda off: others[off])
+    out = []
+    for gap, off in lines:
+        if off == best or not _kept(others.get(off, 0), others[best]) or own[off] - 1 > MAX_OWN:
+            continue
+        text = walked.texts[gap]
+        at = text.rfind("\n")
+        width = columns(walked.indents[gap]) + best
+        if width < 0:
+            continue
+        fixed = text[:at + 1] + retab(" " * width, walked.unit)
+        out.append(Break(gap, text, fixed, "continuation-first", others.get(off, 0), others[best], own[off] - 1,
+                         own[best]))
+    return out
+
+
+def _symbol_habit(observed: str, repaired: str) -> str:
+    """The habit a symbol break's repair keeps: a line broken, lines joined, blank lines, a continuation's
+    indentation, or the spacing on a line."""
+    o, r = len(LINE_BREAK.findall(observed)), len(LINE_BREAK.findall(repaired))
+    if not o:
+        return "line-break" if r else "spacing"
+    if not r:
+        return "join"
+    if o == r:
+        return "continuation"
+    # a blank line missing (between members, say) is told apart from one too many, and two or more blank
+    # lines from one: formatters collapse the second, and leave the first to taste
+    return "blank-line-missing" if o < r else "blank-lines-doubled" if o > 2 else "blank-line-extra"
 
 
 def _indentation_breaks(walked: FileGaps, starts_line, others_count, keys_of) -> list[Break]:
@@ -172,8 +323,40 @@ def _indentation_breaks(walked: FileGaps, starts_line, others_count, keys_of) ->
     alternative = keys_of([(syms[2 * g - 1], gap_symbol(r, walked.indents[g], unit), syms[2 * g + 1])
                            for g, r, _, _ in lines])
     seen, observed = others_count(alternative), others_count(np.asarray(walked.keys)[[g for g, *_ in lines]])
-    return [Break(g, texts[g], r, "indentation", int(o), int(n), own_observed, at_habit)
-            for (g, r, at_habit, own_observed), n, o in zip(lines, seen.tolist(), observed.tolist()) if _kept(o, n)]
+    out = [Break(g, texts[g], r, "indentation", int(o), int(n), own_observed, at_habit)
+           for (g, r, at_habit, own_observed), n, o in zip(lines, seen.tolist(), observed.tolist()) if _kept(o, n)]
+    return out + _blocks(walked, starts_line, out, {g for g, *_ in lines})
+
+
+def _blocks(walked: FileGaps, starts_line, headers: list[Break], off: set[int]) -> list[Break]:
+    """The rest of each block whose header line is a break while its closing '}' lines up with the header as
+    written (the block was shifted whole: its lines are where the header's habit puts them): every line from
+    the header's to the '}''s re-indented by the header's shift, each a break that follows the header's."""
+    from parsing.style import columns
+    from .structure import block_ends
+    ends = block_ends(walked.ids, starts_line)
+    texts, unit = walked.texts, walked.unit
+    out = []
+    for b in headers:
+        end = ends.get(b.gap)
+        if end is None or end in off:
+            continue
+        shift = columns(LINE_BREAK.split(b.repaired)[-1]) - columns(LINE_BREAK.split(b.observed)[-1])
+        moved = []
+        for g in range(b.gap + 1, end + 1):
+            at = texts[g].rfind("\n")
+            if at < 0:
+                continue
+            width = columns(texts[g][at + 1:]) + shift
+            if width < 0 or mixed(texts[g][at + 1:], unit or " "):
+                moved = []
+                break
+            fixed = texts[g][:at + 1] + retab(" " * width, unit or " ")
+            if fixed != texts[g]:
+                moved.append(Break(g, texts[g], fixed, "indentation", b.repo_observed, b.repo_repaired,
+                                   b.file_observed, b.file_repaired, follows=b.gap))
+        out += moved
+    return out
 
 
 def _habit_break(gap: int, text: str, unit: str | None, own, repo: HabitCounts | None, likelier) -> Break | None:

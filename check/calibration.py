@@ -38,7 +38,7 @@ DEFAULT_SENSITIVITY = "medium"
 POOLED = "*"          # the curve of rules with too few findings to have their own
 MIN_FINDINGS = 30     # findings a rule needs for its own curve
 MIN_RIGHT = 10        # right findings a rule needs for its own terms in the belief (the rest share the base)
-KNOTS = 32            # points kept per curve (16 left medium's cut-off a step too coarse: docs/check.md)
+KNOTS = 32            # points kept per curve (16 left medium's cut-off a step too coarse: docs/notes/calibration.md)
 # The evidence: candidates scoring FAR_FLOOR or more on gaps more than NEAR gaps from the finding's (its own
 # neighbours look odd because of it). Chosen on the development sets' findings (leave one set out: floors 4,
 # 5, 6, 7 gave recall 0.872, 0.865, 0.858, 0.848 at the medium budget, with a first version of the features);
@@ -47,7 +47,7 @@ FAR_FLOOR = 5.0
 NEAR = 3
 L2 = 0.01             # the logistic fit's penalty
 # No finding scoring less is reported at these sensitivities (check/cli.py): the ranking then goes no deeper.
-# Below 3.5 were 6 of the 4,200 errors `medium` found in the replay of all 11 sets (docs/check.md); with the
+# Below 3.5 were 6 of the 4,200 errors `medium` found in the replay of all 11 sets (docs/calibration.md); with the
 # belief's least scores alone a tab could be reported from the calibration run's floor, 2, in most files,
 # and every file was ranked down to it (bin/check 1.8x bin/rank's time). `high` (and --threshold) goes as
 # deep as its least scores say: there 3.5 cost 2 points of recall.
@@ -60,7 +60,7 @@ EVIDENCE = ("far-best", "far-count", "earlier", "repo-share", "file-count", "fil
             "other-edit-score")
 # The share of the clean files a sensitivity may put a finding in, beside its false findings per 1000 lines
 # (the target: 0.98 of clean files unchanged). Chosen on the development sets' findings (leave one set
-# out, the replay in docs/check.md): with the other-edit evidence, at `medium` a share of 0.02 leaves their
+# out, the replay in docs/notes/calibration.md): with the other-edit evidence, at `medium` a share of 0.02 leaves their
 # recall at 0.852 (0.04: 0.882, but 0.966 of their clean files unchanged).
 FILE_BUDGETS = {"medium": 0.02}
 # The same for the real-slip sets' clean files (formats/realslips.py): files of the same projects that no later

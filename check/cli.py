@@ -31,17 +31,14 @@ from unnatural.signature import signature
 
 from .calibration import (DEFAULT_SENSITIVITY, LEAST_REPORTED, POOLED, SENSITIVITIES, Calibration, CalibrationError,
                           HabitBelief)
+from .config import DEFAULT_LEARN, LEARN_METHODS, learn_method
 from .engine import MAX_FINDINGS, CheckConfig, check_text
 from .findings import CheckedFile, Summary
+from .ignores import RuleChoice, silence
 from .output import add_arguments as add_output_arguments, options_for, reporter
 from .report import summary_line
 
 COMMAND = "check"
-# How the repository's style is learned (--no-learn: none), as ranker/learn.py's methods: none checks each
-# file with its own style (file adaptation); folder puts the other files' counts beneath it; project
-# interpolates the model with one of the repository's other files (left out by folds).
-LEARN = {"none": "file", "folder": "folder", "project": "project", "folder+project": "folder+project"}
-DEFAULT_LEARN = "folder"   # chosen by bin/check-bench (docs/check.md, "Learning the repository's style")
 # The error model (ranker/repairs.py): a repository's errors are of any kind (a space added to a space, a
 # line indented one column off), not only CodRep 2019's; and check/calibration.json is fitted on these scores.
 EDITS = "real"
@@ -58,9 +55,8 @@ class CheckRun:
     calibration: str
 
     def signature(self, lm: LanguageModel) -> str:
-        name = next(k for k, v in LEARN.items() if v == self.learn.method)
         project = self.learn.fields()[1:]   # the project model's folds, order and weight
-        return signature(COMMAND, [*lm.describe(), ("learn", name), *project, ("edits", EDITS),
+        return signature(COMMAND, [*lm.describe(), ("learn", self.learn.method), *project, ("edits", EDITS),
                                    ("report", self.report), ("calibration", self.calibration)])
 
 
@@ -105,13 +101,13 @@ def parser() -> cli.ArgumentParser:
     which.add_argument("--min-score", type=float, default=None, metavar="SCORE",
                    help="report every finding whose score (log10 gain) is at least SCORE, whatever its rule and "
                         "confidence (how bench/check.py calibrates)")
-    p.add_argument("--learn", choices=LEARN, default=None,
-                   help="how the repository's style is learned: each file's own alone (none), the other files' "
-                        "counts beneath it (folder: in a git work tree, all of its files', cached), a model of the "
-                        "other files checked "
+    p.add_argument("--learn", type=learn_method, choices=LEARN_METHODS, default=None,
+                   help="how the repository's style is learned: each file's own alone (file; 'none' is its old "
+                        "name), the other files' counts beneath it (folder: in a git work tree, all of its "
+                        "files', cached), a model of the other files checked "
                         f"(project), or both (default {DEFAULT_LEARN}; docs/check.md compares them)")
-    p.add_argument("--no-learn", dest="learn", action="store_const", const="none",
-                   help="check each file alone (its own style and the model's)")
+    p.add_argument("--no-learn", dest="learn", action="store_const", const="file",
+                   help="check each file alone (its own style and the model's): --learn file")
     p.add_argument("--max-findings", type=cli.positive_int, default=MAX_FINDINGS, metavar="N",
                    help=f"at most N findings per file (default {MAX_FINDINGS})")
     p.add_argument("--diff", action="store_true",
@@ -131,6 +127,15 @@ def parser() -> cli.ArgumentParser:
     p.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                    help="neither check nor learn from files matching GLOB (relative to the repository's root; "
                         "repeatable; also the configuration file's 'exclude', docs/ci.md)")
+    p.add_argument("--select", action="append", default=None, metavar="RULE[,RULE...]",
+                   help="report only these rules (repeatable; instead of the configuration's 'select'; "
+                        "docs/configuration.md)")
+    p.add_argument("--ignore", action="append", default=[], metavar="RULE[,RULE...]",
+                   help="report none of these rules, nor fix them (repeatable; added to the configuration's "
+                        "'ignore')")
+    p.add_argument("--report-unused-suppressions", action="store_true",
+                   help="a warning for each '// unnatural: ignore' comment (or rule in one) that silenced no "
+                        "finding; any makes the exit status 1")
     p.add_argument("--skip-bad-files", action="store_true",
                    help="files that cannot be checked (unreadable, binary, not UTF-8) are warnings that do not "
                         "change the exit status: 1 only for findings (a CI gate; a PATH that does not exist is "
@@ -151,8 +156,9 @@ class _ExplainRule(argparse.Action):
     as --help does, so no PATH is needed."""
 
     def __call__(self, parser, namespace, value, option_string=None):
-        from .rule_docs import BY_RULE, entry_text, unknown_rule_text
-        if value not in BY_RULE:
+        from .rule_docs import entry_text, unknown_rule_text
+        from .rules import RULES
+        if value not in RULES:
             parser.exit(cli.EXIT_USAGE, f"{COMMAND}: error: --explain-rule: {unknown_rule_text(value)}")
         sys.stdout.write(entry_text(value))
         parser.exit(cli.EXIT_OK)
@@ -203,9 +209,10 @@ def main_run(args) -> int:
     try:
         for checked in results:
             bar.update()
-            if changed is not None and checked.text is not None:
-                lines = changed[_key(checked.path)]
-                checked = replace(checked, findings=tuple(f for f in checked.findings if lines is None or f.line in lines))
+            lines = changed[_key(checked.path)] if changed is not None and checked.text is not None else None
+            checked = _silenced(checked, args, root, tally, lines)
+            if lines is not None:   # a change judged: only its lines
+                checked = replace(checked, findings=tuple(f for f in checked.findings if f.line in lines))
             tally.add(checked)
             if len(checked.findings) >= args.max_findings and not args.quiet:
                 cli.warning(COMMAND, f"{checked.path}: {args.max_findings} findings, the most a file gets "
@@ -228,7 +235,8 @@ def main_run(args) -> int:
         print(summary_line(summary), file=sys.stderr)
     if tally.errors:
         return cli.EXIT_USAGE
-    return cli.EXIT_FINDINGS if tally.findings or (tally.skipped and not args.skip_bad_files) else cli.EXIT_OK
+    return cli.EXIT_FINDINGS if tally.findings or tally.unused or (tally.skipped and not args.skip_bad_files) \
+        else cli.EXIT_OK
 
 
 @dataclass
@@ -238,6 +246,7 @@ class _Tally:
     skipped: int = 0     # inputs that could not be checked
     lines: int = 0
     errors: int = 0      # PATHs that name nothing to check, fixes that could not be written
+    unused: int = 0      # suppressions that silenced nothing (counted with --report-unused-suppressions)
 
     def add(self, checked: CheckedFile) -> None:
         if checked.error:
@@ -271,7 +280,20 @@ def _configure(args) -> Path:
         args.sensitivity = config.sensitivity
     args.learn = args.learn or config.learn or DEFAULT_LEARN
     args.exclude = [*config.exclude, *args.exclude]
+    args.rules = _rule_choice(args, config)
     return root
+
+
+def _rule_choice(args, config) -> RuleChoice:
+    """The rules checked: --select instead of the configuration's, --ignore added to its (check/ignores.py)."""
+    from .config import rule_ids
+    try:
+        select = rule_ids(args.select, "--select") if args.select is not None else config.select
+        ignore = rule_ids(args.ignore, "--ignore")
+    except ValueError as e:
+        raise cli.CommandError(e) from None
+    return RuleChoice(None if select is None else frozenset(select), frozenset((*config.ignore, *ignore)),
+                      tuple((glob, frozenset(rules)) for glob, rules in config.per_file_ignores))
 
 
 def _set_up(args, files) -> tuple[CheckRun, LanguageModel, dict]:
@@ -290,7 +312,7 @@ def _set_up(args, files) -> tuple[CheckRun, LanguageModel, dict]:
         scheme = get_scheme(lm.scheme)
     except (FileNotFoundError, UnknownScheme, ValueError, OSError, CalibrationError) as e:
         raise cli.CommandError(e) from None
-    config = LearnConfig(LEARN[args.learn])
+    config = LearnConfig(args.learn)
     if config.project and args.cluster:   # its models live in a temporary folder of this machine
         raise cli.CommandError(f"--learn {args.learn} learns its project models here; it cannot check with --cluster")
     # a project model is learned where the files are checked, on top of the general model's scorer
@@ -367,10 +389,31 @@ def _changed_lines(rev: str | None, paths, staged: bool = False) -> dict[str, se
         raise cli.CommandError(e) from None
 
 
+def _silenced(checked: CheckedFile, args, root: Path, tally: _Tally, lines: set[int] | None = None) -> CheckedFile:
+    """The file's findings less those of the rules not checked in it and those its suppression comments
+    silence, before anything is reported or fixed (check/ignores.py); a warning line per problem with a
+    suppression comment and, when asked, per unused one (judging a change, `lines`: those on its lines only)."""
+    rules = None
+    if not args.rules.all:
+        from .config import relative_to
+        rules = args.rules.rules(relative_to(checked.path, root))
+    silenced = silence(checked, rules)
+    for line in silenced.problems:
+        cli.warning(COMMAND, line)
+    if args.report_unused_suppressions:
+        unused = [u for u, at in zip(silenced.unused, silenced.unused_at) if lines is None or at in lines]
+        for line in unused:
+            cli.warning(COMMAND, line)
+        tally.unused += len(unused)
+    return silenced.checked
+
+
 def _repair(checked: CheckedFile, args, tally: _Tally) -> None:
-    """--diff: print the file's fixes as a patch; --fix: write them (the file is left alone if it changed)."""
+    """--diff: print the file's fixes as a patch; --fix: write them (the file is left alone if it changed).
+    A display-only rule's fixes are left out (check/rules.py)."""
     from .fix import apply, unified_diff, write_fixed
-    fixed = apply(checked.text, checked.findings)
+    from .rules import RULES
+    fixed = apply(checked.text, [f for f in checked.findings if f.rule not in RULES or RULES[f.rule].fixable])
     if args.diff:
         from .paths import patch_path   # relative to the repository's root, however the file was named
         sys.stdout.write(unified_diff(patch_path(checked.path), checked.text, fixed))

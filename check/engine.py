@@ -244,18 +244,24 @@ def check_text(scorer: Scorer, scheme: Scheme, text: str, path: str, cfg: CheckC
         start = edits.gap_starts[gap]
         offset = f.offset - edits.current_start(gap) + start
         line, column = line_col(text, offset)
-        out.append(Finding(path, line, column, offset, rule, message, confidence,
+        out.append(Finding(path, line, column, offset, rule.id, message, confidence,
                            f.score, start, f.repair.observed, f.repair.repaired, evidence))
         current = edits.apply(current, gap, f.repair.observed, f.repair.repaired)
         edits.fixed[gap] = f.repair.repaired
     if (len(out) < cfg.max_findings and min(cfg.habit_least, cfg.habit_least_large) < math.inf
             and edits.gap_starts is not None):
-        out += _habit_findings(text, path, edits, context, cfg, calibration)[:cfg.max_findings - len(out)]
+        room = cfg.max_findings - len(out)
+        for f, follows in _habit_findings(text, path, edits, context, cfg, calibration):
+            if not follows:   # the lines of a block shifted whole come with their header, uncounted
+                if room == 0:
+                    break
+                room -= 1
+            out.append(f)
     return tuple(out)
 
 
 def _habit_findings(text: str, path: str, edits: _Edits, context: _Context, cfg: CheckConfig,
-                    calibration: Calibration) -> list[Finding]:
+                    calibration: Calibration) -> list[tuple[Finding, bool]]:
     """The habit breaks (check/breaks.py) of the original text that cfg reports, on gaps no finding of the
     ranking fixed, whose repairs keep the tokens and do no harm, most confident first. They carry no gain of
     the model (score 0): the repository's counts are their evidence. A break is reported when either habit
@@ -266,31 +272,40 @@ def _habit_findings(text: str, path: str, edits: _Edits, context: _Context, cfg:
     gaps = context.gaps(len(edits.gap_texts))
     views = [(view, least) for view, least in ((calibration.habits, cfg.habit_least),
                                                (calibration.habits_large, cfg.habit_least_large)) if view is not None]
+    others = sum(b.follows < 0 for b in found) - 1   # a block shifted whole is one break
+    reported: dict[int, float] = {}   # a break's gap -> its confidence, for the lines of a block that follow it
     for b in found:
         gap = b.gap + context.bom
         if gap in edits.fixed or gap in edits.quiet():
             continue
         evidence = Evidence(repo_observed=b.repo_observed, repo_repaired=b.repo_repaired,
                             file_observed=b.file_observed, file_repaired=b.file_repaired,
-                            gaps=gaps, other_edit=True, habit=b.habit, breaks=len(found) - 1)
-        beliefs = [(view, view.belief(evidence), least) for view, least in views]
-        believed = [(view, belief) for view, belief, least in beliefs if belief >= least]
-        if not believed:   # most breaks are below it: asked before the harm
-            continue
+                            gaps=gaps, other_edit=True, habit=b.habit, breaks=max(others, 0))
+        if b.follows >= 0:   # a line of a block shifted whole: reported with its header, as confident
+            if b.follows not in reported:
+                continue
+            confidence = reported[b.follows]
+        else:
+            beliefs = [(view, view.belief(evidence), least) for view, least in views]
+            believed = [(view, belief) for view, belief, least in beliefs if belief >= least]
+            if not believed:   # most breaks are below it: asked before the harm
+                continue
+            confidence = max(view.precision(belief) for view, belief in believed)
         before, after = edits.token_text(gap - 1), edits.token_text(gap)
         if harmful(b.observed, b.repaired, before, after, lambda: context.indent(gap), edits.tabs):
             continue
-        confidence = max(view.precision(belief) for view, belief in believed)
         start = edits.gap_starts[gap]
         if not same_tokens(text, start, start + len(b.observed), b.repaired, edits.token_texts()):
             continue
+        reported[b.gap] = confidence
         rule, message = describe(b.observed, b.repaired, before, after, "the repository")
         offset = start + min(len(os.path.commonprefix([b.observed, b.repaired])), len(b.observed)) + 1
         line, column = line_col(text, offset)
         # (a break's repair keeps the gap's own line breaks: CRLF stays CRLF)
-        out.append(Finding(path, line, column, offset, rule, message, confidence, 0.0, start, b.observed, b.repaired,
-                           evidence))
-    return sorted(out, key=lambda f: -f.confidence)
+        out.append((Finding(path, line, column, offset, rule.id, message, confidence, 0.0, start, b.observed, b.repaired,
+                            evidence), b.follows >= 0, b.follows if b.follows >= 0 else b.gap))
+    # most confident first, a block's lines right after their header
+    return [(f, follows) for f, follows, _ in sorted(out, key=lambda x: (-x[0].confidence, x[2], x[1], x[0].start))]
 
 
 def _earlier(findings) -> int:
@@ -323,14 +338,14 @@ def _best_repair(ranked: RankedFile, current: str, edits: _Edits, context: _Cont
             if harmful(f.repair.observed, f.repair.repaired, before, after, lambda: context.indent(gap), edits.tabs):
                 continue
             rule, message = describe(f.repair.observed, f.repair.repaired, before, after)
-            if cfg.reported(rule, f.score):
+            if cfg.reported(rule.id, f.score):
                 evidence = replace(context.evidence(evidence_of(ranked.scores, ranked.gaps, gap, earlier), gap,
                                                     f.repair.repaired),
                                    other_edit=not codrep_edit(f.repair.observed, f.repair.repaired))
-                confidence = calibration.confidence(rule, f.score, evidence)
+                confidence = calibration.confidence(rule.id, f.score, evidence)
                 if confidence >= cfg.least_confidence and not earlier and passed.any(gap):   # asked only now: a reparse
                     evidence = replace(evidence, earlier=1)
-                    confidence = calibration.confidence(rule, f.score, evidence)
+                    confidence = calibration.confidence(rule.id, f.score, evidence)
                 if confidence >= cfg.least_confidence:
                     if passed.keeps(f):
                         if evidence.repo_repaired > evidence.repo_observed:

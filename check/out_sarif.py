@@ -85,7 +85,7 @@ class SarifReporter(Reporter):
 
     def log(self, summary: Summary) -> dict:
         rules = [{"id": rule, "name": "".join(w.capitalize() for w in rule.split("-")),
-                  "shortDescription": {"text": RULES.get(rule, rule)},
+                  "shortDescription": {"text": RULES[rule].summary if rule in RULES else rule},
                   "defaultConfiguration": {"level": "warning"}} for rule in self.rules]
         driver = {"name": "unnatural", "version": __version__, "semanticVersion": __version__, "rules": rules}
         if INFORMATION_URI:

@@ -29,7 +29,7 @@ import numpy as np
 from formats.files import InputError, decode
 from parsing.java import BOM
 from parsing.schemes import Scheme
-from ranker.cache import REACHES, StyleCounts, _Counts, narrow_keys, wide_keys
+from ranker.cache import REACHES, StyleCounts, _Counts, learned_narrow, wide_keys
 from ranker.habits import PRIORS, HabitCounts
 from ranker.rank import Style
 from ranker.walk import StyleWalk
@@ -37,7 +37,7 @@ from unnatural import __version__
 
 from .git import GitError, git
 
-FORMAT = 1                       # of the cached arrays; any change to what is learned must change it
+FORMAT = 2                       # of the cached arrays; any change to what is learned must change it
 _LEVELS = len(REACHES)
 _HABITS = sum(len(p) for p in PRIORS)
 _HEAD = 2 + _LEVELS + 1 + _HABITS   # FORMAT, levels, per level its length, the narrow length, the habits
@@ -145,7 +145,7 @@ def _learned(scheme: Scheme, data: bytes, name: str, max_bytes: int | None,
         text = text[1:]
     walk = StyleWalk(scheme, text, keep=keep)
     wide = tuple(np.unique(k, return_counts=True) for k in wide_keys(walk.ids))
-    narrow = np.unique(narrow_keys(walk.ids), return_counts=True)
+    narrow = learned_narrow(walk.ids, walk.gap_texts())
     as64 = lambda pair: (pair[0].astype(np.int64), pair[1].astype(np.int64))
     counts = Counts(tuple(map(as64, wide)), as64(narrow), HabitCounts.of(walk.gap_texts(), walk.unit))
     return counts, walk.parsed if keep else None

@@ -144,6 +144,18 @@ def off_habit(ids, gap_texts, starts_line, least: int):
     return out
 
 
+def block_ends(ids, starts_line) -> dict[int, int]:
+    """For each statement line that opens a block (its first token), the first token of the last line that
+    closes a block of it ('}', or `} else {` ...): how far a block shifted whole reaches."""
+    lines, kinds, bases = _structure(ids, starts_line)
+    close = KINDS.index("close")
+    out: dict[int, int] = {}
+    for i, k, b in zip(lines.tolist(), kinds.tolist(), bases.tolist()):
+        if k == close and b > 0:
+            out[b] = max(out.get(b, i), i)
+    return out
+
+
 def expected_indent(base: str, offset: int, unit: str | None) -> str:
     """The indentation `offset` columns from `base`, written in the file's unit."""
     return retab(" " * max(columns(base) + offset, 0), unit if unit else " ")

@@ -2,7 +2,7 @@
 written as a folder of .java files (.data/corpus-other) to train on beside corpora/'s JDK.
 
 The JDK alone teaches one house style; other projects' code teaches the model what varies from project to
-project. Measured in docs/detection.md ("A wider corpus"). The projects of the detection sets
+project. Measured in docs/notes/detection.md ("A wider corpus"). The projects of the detection sets
 (evaluation.devsets.C18_PROJECTS, held-out ones included) are left out, and so are their close relatives
 (RELATIVES), so that the detection benchmark still measures projects the model never saw.
 """

@@ -13,7 +13,7 @@ on blank lines, the indentation's characters and its change from the line before
   once in its own file, a rule that needs no labels.
 
 Each also tells the before files where it flags just the changed gaps: the most `--fix` could restore.
-Used by `bin/check-bench --realslips-ceiling` (bench/realslips.py); the page is docs/realslips-ceiling.md.
+Used by `bin/check-bench --realslips-ceiling` (bench/realslips.py); the page is docs/results/realslips-ceiling.md.
 """
 from __future__ import annotations
 

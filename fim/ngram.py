@@ -64,7 +64,7 @@ class PredictConfig:
     token_bonus: float = 0.0       # log10 added per token of a generated line, while generating
     # log10 added per unit of each candidate feature (FEATURES), on top of its log10 probability: fitted as a
     # conditional logit (softmax over each task's candidates) on 1200 tasks from real projects the model never
-    # saw (CodRep 2018 Datasets 1-2, one version per file), L2 chosen on 600 of Dataset3 (docs/fim.md)
+    # saw (CodRep 2018 Datasets 1-2, one version per file), L2 chosen on 600 of Dataset3 (docs/fim-fit.md)
     weights: tuple[tuple[str, float], ...] = DEFAULT_WEIGHTS
     per_context: int = 10          # corpus lines taken from each kind of context
     file_lines: bool = True        # the file's own lines as candidates

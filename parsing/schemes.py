@@ -20,7 +20,7 @@ starts on (tracked across tokens, multi-line comments and text blocks included),
 
   What trails the old line, whitespace on blank lines and tabs mixed with spaces are not in the symbol:
   they vary from project to project, and the ranker scores them by the project's own rates of them
-  (ranker/rates.py).
+  (ranker/habits.py).
 - as whitespace runs (`kind`, `text`): the new line's indentation against the current line's, and all
   the whitespace:
 

@@ -10,7 +10,7 @@ counts are keyed by the narrow context (the token before, the token after). With
 other files of the folder (in the strict variant, minus the file's near-duplicates, which would otherwise
 hand it its own clean copy) come first, as the prior of the file's own counts, keyed by wide contexts:
 REACHES tokens on each side, the longer context on top. Measured on the detection development sets
-(docs/detection.md), pooling the folder's counts with the file's own in the narrow context (and a 3-token
+(docs/notes/detection.md), pooling the folder's counts with the file's own in the narrow context (and a 3-token
 one on top) lowered MRR on every set: thousands of the folder's gaps between the same two tokens outweigh
 both the n-gram model's longer context and the file's own habits; in a context of 4 or 6 tokens a side, the
 folder's counts say how the project writes that very construct.
@@ -102,6 +102,47 @@ def narrow_keys(ids: np.ndarray) -> np.ndarray:
 def narrow_key(before: str, gap: str, after: str) -> int:
     """The `narrow_keys` key of gap symbol `gap` between token symbols `before` and `after` ('|': an end)."""
     return int(narrow_keys_of([(before, gap, after)])[0])
+
+
+# Two counts beside a file's narrow keys, as keys no gap has: its lines indented with a tab first and with a
+# space first (what a repository indents with, which a file too short to tell its own unit shows wrongly)
+INDENT_LINES = (("|", "·indent:tab", "|"), ("|", "·indent:space", "|"))
+
+
+def indent_lines(gap_texts) -> tuple[int, int]:
+    """(lines indented with a tab first, with a space first) of a file's gaps."""
+    tab = space = 0
+    for g in gap_texts:
+        at = g.rfind("\n")
+        if at >= 0 and at + 1 < len(g):
+            c = g[at + 1]
+            tab += c == "\t"
+            space += c == " "
+    return tab, space
+
+
+def continuation_triple(offset: int) -> tuple[str, str, str]:
+    """The key, as a triple no gap has, of a line that first continues a statement `offset` columns from it
+    (parsing/style.py's first_continuations)."""
+    return ("|", f"·cont{offset:+d}", "|")
+
+
+def learned_narrow(ids: np.ndarray, gap_texts) -> tuple[np.ndarray, np.ndarray]:
+    """A file's narrow keys and their counts (sorted, unique; int64), with its INDENT_LINES counts and a count
+    per offset of its first continuation lines (continuation_triple): what bin/check weighs a finding with,
+    learned alike for a folder (ranker/folder.py) and a work tree (check/repostyle.py)."""
+    from parsing.style import first_continuations
+    keys, counts = np.unique(narrow_keys(ids), return_counts=True)
+    names = symbol_names()
+    offsets = [off for _, off in first_continuations([names[i] for i in np.asarray(ids)[1::2].tolist()], gap_texts)]
+    extra = narrow_keys_of([*INDENT_LINES, *(continuation_triple(off) for off in offsets)])
+    keys = np.concatenate([keys.astype(np.int64), extra])
+    counts = np.concatenate([counts.astype(np.int64), np.asarray(indent_lines(gap_texts), np.int64),
+                             np.ones(len(offsets), np.int64)])
+    order = np.argsort(keys, kind="stable")
+    keys, counts = keys[order], counts[order]
+    distinct, first = np.unique(keys, return_index=True)
+    return distinct, np.add.reduceat(counts, first) if len(keys) else counts
 
 
 _known_keys: dict[tuple[str, str, str], int] = {}   # triple -> its narrow key, for the process (they recur)

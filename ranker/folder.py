@@ -14,7 +14,7 @@ from parsing.grammar import release_freed_memory
 from parsing.java import BOM
 from parsing.schemes import Scheme
 
-from .cache import StyleCounts, narrow_keys, wide_keys
+from .cache import StyleCounts, learned_narrow, wide_keys
 from .rank import Style
 from .habits import HabitCounts
 from .walk import StyleWalk
@@ -33,7 +33,7 @@ def _learn_file(scheme: Scheme, strict: bool, max_bytes: int | None, path: str):
         text = text[1:]
     duplicate = hashlib.sha1(near_duplicate_key(text.encode("utf-8"))).digest() if strict else None
     walk = StyleWalk(scheme, text, keep=True)
-    narrow = np.unique(narrow_keys(walk.ids), return_counts=True)
+    narrow = learned_narrow(walk.ids, walk.gap_texts())
     return wide_keys(walk.ids), narrow, HabitCounts.of(walk.gap_texts(), walk.unit), duplicate, walk.parsed
 
 

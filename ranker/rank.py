@@ -218,8 +218,8 @@ def top_findings(scorer: Scorer, scheme: Scheme, text: str, path: str, top: int,
 
 # A file's background of odd spots: a clean file can hold real oddities (a tab after a space, an operator
 # without its space), and a file with many of them makes a high top gain less telling than a file where
-# one spot stands alone. Chosen on the detection development sets (docs/detection.md, "Scores comparable
-# across files"): the file-level AUC of the top finding's score, gain - 0.5 x the mean gain of the 5 best
+# one spot stands alone. Chosen on the detection development sets (docs/detection-design.md, "The
+# file-level score"): the file-level AUC of the top finding's score, gain - 0.5 x the mean gain of the 5 best
 # findings more than 40 characters from the first, among its 10 best (40: an error raises its
 # neighbours' gains too): weights 0.25/0.5/0.75/1 gave 0.9769/0.9791/0.9771/0.9695 (the top gain alone:
 # 0.9721), means of the best 4/5/6/9: 0.9790/0.9791/0.9790/0.9786.

@@ -13,6 +13,23 @@ CLEAN_LINE = "        return n;\n"
 SLIP_LINE = "        return n\t;\n"
 
 
+# Files in one style (the JDK's, 4 spaces), beside which an example's slip stands alone.
+CONSISTENT = {
+    "Counter.java": "package example;\n\npublic class Counter {\n\n    private int total;\n\n"
+                    "    public void add(int value) {\n        total += value;\n    }\n\n"
+                    "    public int total() {\n        return total;\n    }\n}\n",
+    "Range.java": "package example;\n\npublic class Range {\n\n    private final int low;\n"
+                  "    private final int high;\n\n    public Range(int low, int high) {\n        this.low = low;\n"
+                  "        this.high = high;\n    }\n\n    public boolean contains(int x) {\n"
+                  "        return x >= low && x <= high;\n    }\n}\n",
+    "Names.java": "package example;\n\nimport java.util.ArrayList;\nimport java.util.List;\n\n"
+                  "public class Names {\n\n    private final List<String> names = new ArrayList<>();\n\n"
+                  "    public void add(String name) {\n        if (name != null && !name.isEmpty()) {\n"
+                  "            names.add(name);\n        }\n    }\n\n    public int size() {\n"
+                  "        return names.size();\n    }\n}\n",
+}
+
+
 def java_class(i: int) -> str:
     r = random.Random(i)
     name = f"{NOUNS[i % len(NOUNS)]}{i}"

@@ -139,3 +139,19 @@ def test_bad_input_for_a_change_is_one_line_and_exit_2(repo, tiny_model, tmp_pat
     fill = dict(root=root.resolve(), plain=plain)
     r = check(root, tiny_model, *[o.format(**fill) for o in options])
     assert (r.returncode, r.stdout, r.stderr) == (2, "", says.format(**fill))
+
+
+def test_an_unused_suppression_on_a_line_the_change_did_not_touch_does_not_fail_it(repo, tiny_model):
+    root, git = repo
+    (root / "B.java").write_text(TINY_JAVA["B.java"].replace("class B {", "class B {  // unnatural: ignore[tab]"))
+    git("commit", "-qam", "an old suppression that silences nothing")
+    whole = check(root, tiny_model, "--report-unused-suppressions", "B.java")
+    assert whole.returncode == 1 and "B.java:3: unused suppression of 'tab'" in whole.stderr
+    (root / "B.java").write_text((root / "B.java").read_text().replace("package p;", "package p;\n// a note"))
+    git("add", "B.java")
+    r = check(root, tiny_model, "--staged", "--report-unused-suppressions")
+    assert (r.returncode, r.stderr) == (0, "")
+    (root / "B.java").write_text((root / "B.java").read_text().replace("// a note", "// unnatural: ignore[tab]"))
+    git("add", "B.java")
+    r = check(root, tiny_model, "--staged", "--report-unused-suppressions")
+    assert r.returncode == 1 and "B.java:2: unused suppression" in r.stderr and "B.java:4:" not in r.stderr

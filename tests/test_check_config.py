@@ -2,10 +2,11 @@
 [tool.unnatural]), --skip-bad-files and the exit statuses every command shares (docs/errors.md)."""
 import shutil
 import subprocess
+from dataclasses import replace
 
 import pytest
 
-from check.config import Config, ConfigError, excluded, load
+from check.config import LEARN_METHODS, Config, ConfigError, excluded, load
 from conftest import ROOT, git_repo
 
 
@@ -28,8 +29,16 @@ def test_excluded(rel, globs, out):
 
 
 @pytest.mark.parametrize("name, text, expected", [
-    (".unnatural.toml", 'exclude = ["testdata"]\nsensitivity = "low"\nlearn = "none"\n',
-     Config(("testdata",), "low", "none")),
+    (".unnatural.toml", 'exclude = ["testdata"]\nsensitivity = "low"\nlearn = "file"\n',
+     Config(("testdata",), "low", "file")),
+    (".unnatural.toml", 'learn = "none"\n', Config(learn="file")),                  # the old name of file
+    (".unnatural.toml", 'select = ["tab", "indent"]\nignore = "blank-lines"\n',
+     Config(select=("tab", "indent"), ignore=("blank-lines",))),
+    (".unnatural.toml", 'ignore = ["tab,indent", "tab"]\n', Config(ignore=("tab", "indent"))),
+    (".unnatural.toml", '[per-file-ignores]\n"src/test/**" = ["indent"]\n"*Gen.java" = "tab"\n',
+     Config(per_file_ignores=(("src/test/**", ("indent",)), ("*Gen.java", ("tab",))))),
+    ("pyproject.toml", '[tool.unnatural]\nignore = ["tab"]\n[tool.unnatural.per-file-ignores]\n"gen" = ["indent"]\n',
+     Config(ignore=("tab",), per_file_ignores=(("gen", ("indent",)),))),
     (".unnatural.toml", 'exclude = "gen/**"\n', Config(("gen/**",))),
     (".unnatural.toml", "", Config()),
     ("pyproject.toml", '[project]\nname = "x"\n[tool.unnatural]\nexclude = ["a"]\n', Config(("a",))),
@@ -37,8 +46,12 @@ def test_excluded(rel, globs, out):
 ])
 def test_load(tmp_path, name, text, expected):
     (tmp_path / name).write_text(text)
-    got = load(tmp_path)
-    assert (got.exclude, got.sensitivity, got.learn) == (expected.exclude, expected.sensitivity, expected.learn)
+    assert replace(load(tmp_path), source=None) == expected
+
+
+def test_the_learn_methods_are_the_rankers():
+    from ranker.learn import METHODS
+    assert set(LEARN_METHODS) <= set(METHODS)
 
 
 def test_the_toml_file_wins_over_pyproject(tmp_path):
@@ -57,6 +70,15 @@ def test_the_toml_file_wins_over_pyproject(tmp_path):
     ('exclude = [1]\n', "'exclude' must be a glob or a list of globs"),
     ('exclude = [""]\n', "'exclude' must be a glob or a list of globs"),
     ('exclude = [\n', "not TOML"),
+    ('learn = "none+project"\n', "'learn' must be one of file, folder, project, folder+project"),
+    ('ignore = ["tabs"]\n', "'ignore': unknown rule 'tabs' (known: space-before, space-after, missing-space, "),
+    ('select = "tab, spaces"\n', "'select': unknown rule 'spaces' (known: "),
+    ('select = [3]\n', "'select' must be a rule or a list of rules"),
+    ('ignore = [""]\n', "'ignore' must be a rule or a list of rules"),
+    ('per-file-ignores = ["tab"]\n', "'per-file-ignores' must be a table of globs and rules"),
+    ('[per-file-ignores]\n"src" = 1\n', "'per-file-ignores' 'src' must be a rule or a list of rules"),
+    ('[per-file-ignores]\n"src" = ["tabs"]\n', "'per-file-ignores' 'src': unknown rule 'tabs'"),
+    ('[per-file-ignores]\n"src" = { tab = true }\n', "'per-file-ignores' 'src' must be a rule or a list of rules"),
 ])
 def test_a_bad_configuration_is_one_error_naming_the_key(tmp_path, text, says):
     (tmp_path / ".unnatural.toml").write_text(text)
@@ -130,16 +152,18 @@ def test_the_configuration_file_excludes_and_a_bad_one_is_exit_2(repo):
     (root / ".unnatural.toml").write_text('exclude = ["testdata"]\nmodel = "/tmp/m.bin"\n')
     bad = run("check", root / "src", *opts, ".")
     assert bad.returncode == 2 and bad.stdout == ""
-    assert bad.stderr == f"check: error: {root / '.unnatural.toml'}: unknown key 'model' (known: exclude, learn, " \
-                         "sensitivity)\n"
+    assert bad.stderr == f"check: error: {root / '.unnatural.toml'}: unknown key 'model' (known: exclude, ignore, " \
+                         "learn, per-file-ignores, select, sensitivity)\n"
 
 
 def test_the_configuration_sets_sensitivity_and_learn_and_options_win(repo):
     root, opts = repo
-    (root / ".unnatural.toml").write_text('sensitivity = "low"\nlearn = "none"\n')
+    (root / ".unnatural.toml").write_text('sensitivity = "low"\nlearn = "file"\n')
     model = opts[1]
     out = run("check", root, "--model", model, "--workers", "1", "src/A.java")
-    assert "learn:none" in out.stderr and "report:sensitivity:low" in out.stderr
+    assert "learn:file" in out.stderr and "report:sensitivity:low" in out.stderr
+    for old in ("--no-learn", "--learn=none"):   # ranker/learn.py's name, whatever the option says
+        assert "learn:file" in run("check", root, "--model", model, "--workers", "1", old, "src/A.java").stderr
     out = run("check", root, "--model", model, "--workers", "1", "--learn", "folder", "--sensitivity", "high",
               "src/A.java")
     assert "learn:folder" in out.stderr and "report:sensitivity:high" in out.stderr

@@ -38,13 +38,14 @@ from check.rules import RULES, amount, describe, line_breaks
     ("\n\n", "\r\n\r\n", ";", "x", "line-ending", "LF line ending where the file uses CRLF"),
 ])
 def test_a_repair_is_told_as_a_rule_and_a_message(original, replacement, before, after, rule, message):
-    assert describe(original, replacement, before, after) == (rule, message)
-    assert rule in RULES
+    found, told = describe(original, replacement, before, after)
+    assert (found.id, told) == (rule, message)
+    assert RULES[rule] is found
 
 
 def test_a_message_says_who_writes_the_repair_so():
-    assert describe("\n\n\n", "\n\n", "}", "class", "the repository") == (
-        "blank-lines", "2 blank lines before 'class', the repository uses 1 here")
+    found, told = describe("\n\n\n", "\n\n", "}", "class", "the repository")
+    assert (found.id, told) == ("blank-lines", "2 blank lines before 'class', the repository uses 1 here")
 
 
 @pytest.mark.parametrize("gap, breaks", [("", 0), ("\n", 1), ("\r\n", 1), ("\r", 1), ("\r\n\r\n", 2), ("\n\r", 2)])

@@ -443,7 +443,7 @@ def test_bin_check_diff_applies_and_fix_writes_the_same_and_reports_what_it_cann
         assert (repo / "A.java").read_text() == broken
 
 
-@pytest.mark.parametrize("learn", ["none", "folder", "project", "folder+project"])
+@pytest.mark.parametrize("learn", ["file", "folder", "project", "folder+project"])
 def test_bin_check_learns_the_repository_with_each_method(tmp_path, tiny_model, learn):
     """bin/check --learn METHOD (ranker/learn.py's) on a tab-indented repository the tiny model (4 spaces)
     never saw: the method is in the signature line, the odd space is found and fixed; a project model is
@@ -491,7 +491,7 @@ def _gaps(text: str) -> tuple[list[str], list[str]]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("learn", ["none", "folder"])
+@pytest.mark.parametrize("learn", ["file", "folder"])
 def test_bin_check_fix_is_a_fixpoint(tmp_path, tiny_model, learn):
     """Slips of any size fixed together: the fix keeps the tokens, changes whitespace only, and a second run
     reports nothing at a gap the first fix wrote."""

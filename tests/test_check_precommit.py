@@ -1,7 +1,8 @@
 """The repository as a pre-commit hook (.pre-commit-hooks.yaml), run by the real pre-commit tool (test extra):
 on a temporary git repository of 200 Java files configured as the README says, pre-commit installs the package
-into its own environment (language: python), a staged one-line slip stops the commit and a clean change goes
-through, with no UNNATURAL_* environment variable; on a copy of a real commit of the commit-time set that
+into its own environment (language: python), a staged one-line slip stops the commit, goes through when
+.unnatural.toml ignores its rule or a `// unnatural: ignore[tab]` comment silences its line, and a clean change
+goes through, with no UNNATURAL_* environment variable; on a copy of a real commit of the commit-time set that
 made a slip, the hook stops that commit and passes a clean edit of a file that holds old anomalies. Also
 bin/_run in a checkout that was not set up."""
 import os
@@ -110,11 +111,26 @@ def test_the_hook_stops_a_slip_and_passes_a_clean_change_in_a_200_file_repositor
     assert stopped.returncode != 0 and "Failed" in out, out
     assert f"{paths[10].relative_to(repo)}:56:17: tab unexpected tab before ';'" in out
     assert git(repo, "log", "--format=%s") == "200 classes\n"
-    paths[10].write_text(paths[10].read_text().replace("return n\t;", "return n;"))
+    # the rule turned off in the repository's configuration (docs/configuration.md): the same slip goes through
+    (repo / ".unnatural.toml").write_text('ignore = ["tab"]\n')
+    ignored = commit("a slip, tab ignored")
+    assert ignored.returncode == 0, ignored.stdout + ignored.stderr
+    # or silenced on its line alone, the configuration gone: it goes through, a second slip on another line not
+    (repo / ".unnatural.toml").unlink()
+    paths[10].write_text(paths[10].read_text().replace("return n\t;", "return n\t;  // unnatural: ignore[tab]"))
+    assert commit("a slip, silenced on its line").returncode == 0
+    slip(paths[11])
+    second = commit("another slip")
+    out = second.stdout + second.stderr
+    assert second.returncode != 0 and f"{paths[11].relative_to(repo)}:56:17: tab unexpected tab before ';'" in out
+    assert str(paths[10].relative_to(repo)) not in out, out
+    paths[11].write_text(paths[11].read_text().replace("return n\t;", "return n;"))
+    paths[10].write_text(paths[10].read_text().replace("return n\t;  // unnatural: ignore[tab]", "return n;"))
     paths[20].write_text(paths[20].read_text().replace("int n = 0;", "int n = 0;\n        int unused = 1;"))
     clean = commit("a clean change")
     assert clean.returncode == 0, clean.stdout + clean.stderr
-    assert git(repo, "log", "--format=%s") == "a clean change\n200 classes\n"
+    assert git(repo, "log", "--format=%s") == ("a clean change\na slip, silenced on its line\na slip, tab ignored\n"
+                                               "200 classes\n")
 
 
 def _found_case(commits, work):

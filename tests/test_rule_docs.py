@@ -1,69 +1,61 @@
-"""Every rule bin/check can report has its documented entry (check/rule_docs.py), every entry names a rule,
-each entry's example is named by its rule, `bin/check --explain-rule` prints it, docs/rules.md is the
-generated page, and where the checker reports the example today, it reports it with that rule and fix."""
+"""Every rule bin/check can report (check/rules.py) is documented by its own entry, its example is named by
+the rule, `bin/check --explain-rule` prints it, docs/rules*.md are the generated pages, and where the checker
+reports the example today, it reports it with that rule and fix."""
 import json
 import subprocess
 
 import pytest
 
-from check.rule_docs import BY_RULE, ENTRIES, GROUPS, entry_text, pages
-from check.rules import RULES, describe
+from check.rule_docs import GROUPS, entry_text, example_diff, pages
+from check.rules import DISPLAY_ONLY, RULES, SAFE, describe
 from conftest import ROOT
+from java_repo import CONSISTENT
 
 CHECK = ROOT / "bin" / "check"
 DEFAULT_MODEL = ROOT / ".models" / "default-kind-units-o6.bin"
-# Files in one style (the JDK's, 4 spaces), beside which an example's slip stands alone.
-CONSISTENT = {
-    "Counter.java": "package example;\n\npublic class Counter {\n\n    private int total;\n\n"
-                    "    public void add(int value) {\n        total += value;\n    }\n\n"
-                    "    public int total() {\n        return total;\n    }\n}\n",
-    "Range.java": "package example;\n\npublic class Range {\n\n    private final int low;\n"
-                  "    private final int high;\n\n    public Range(int low, int high) {\n        this.low = low;\n"
-                  "        this.high = high;\n    }\n\n    public boolean contains(int x) {\n"
-                  "        return x >= low && x <= high;\n    }\n}\n",
-    "Names.java": "package example;\n\nimport java.util.ArrayList;\nimport java.util.List;\n\n"
-                  "public class Names {\n\n    private final List<String> names = new ArrayList<>();\n\n"
-                  "    public void add(String name) {\n        if (name != null && !name.isEmpty()) {\n"
-                  "            names.add(name);\n        }\n    }\n\n    public int size() {\n"
-                  "        return names.size();\n    }\n}\n",
-}
+ENTRIES = list(RULES.values())
 
 
-@pytest.mark.parametrize("rule", sorted(RULES))
-def test_every_rule_has_an_entry(rule):
-    assert rule in BY_RULE, f"rule '{rule}' has no entry in check/rule_docs.py: add one (what it flags, why, " \
-                            "an example, when it stays silent, false alarms, fix safety)"
+def test_every_rule_is_listed_once_under_its_id():
+    assert all(rule_id == rule.id for rule_id, rule in RULES.items())
+    assert len({rule.id for rule in ENTRIES}) == len(ENTRIES)
 
 
-def test_every_entry_names_a_rule_once():
-    names = [entry.rule for entry in ENTRIES]
-    assert len(names) == len(set(names))
-    assert set(names) <= set(RULES), sorted(set(names) - set(RULES))
-
-
-@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.rule)
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.id)
 def test_the_example_is_named_by_its_rule(entry):
     x = entry.example
-    assert describe(x.original, x.replacement, x.before, x.after)[0] == entry.rule
+    assert describe(x.original, x.replacement, x.before, x.after)[0] is entry
 
 
-@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.rule)
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.id)
 def test_the_example_file_holds_the_slip_once_and_its_fix_changes_only_whitespace(entry):
     x = entry.example
     assert x.file.count(x.before + x.original + x.after) == 1
     fixed = x.fixed()
     assert fixed != x.file and "".join(fixed.split()) == "".join(x.file.split())
-    assert x.diff().startswith("--- a/Example.java\n+++ b/Example.java\n@@ ")
+    assert example_diff(x).startswith("--- a/Example.java\n+++ b/Example.java\n@@ ")
 
 
-@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.rule)
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.id)
 def test_an_entry_has_every_part(entry):
-    text = entry_text(entry.rule)
+    text = entry_text(entry.id)
     for part in ("**What it flags.**", "**Why.**", "**Example.**", "```diff", "**When it stays silent.**",
-                 "**Known false alarms.**", "**`--fix`.**"):
+                 "**Known false alarms.**", "**`--fix`.**", "**Default.**"):
         assert part in text
-    assert all(field.strip() for field in (entry.flags, entry.why, entry.silent, entry.false_alarms, entry.fix))
+    assert all(field.strip() for field in (entry.summary, entry.flags, entry.why, entry.silent, entry.false_alarms,
+                                           entry.fix_text))
     assert entry.reported in (None, "low", "medium", "high")
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.id)
+def test_the_fix_safety_line_says_the_rules_fix_safety(entry):
+    """A safe rule's entry says 'Safe', a display-only one's says so and why; the rule pages say it too."""
+    assert entry.fix in (SAFE, DISPLAY_ONLY) and entry.fixable is (entry.fix == SAFE)
+    line = next(line for line in entry_text(entry.id).splitlines() if line.startswith("**`--fix`.**"))
+    assert line.startswith("**`--fix`.** Safe" if entry.fixable else "**`--fix`.** Display only")
+    page = pages()[GROUPS[entry.group][0]]
+    assert ("**`--fix`.** Safe" if entry.fixable else "**`--fix`.** Display only") in \
+        page[page.index(f'<a id="{entry.id}">'):]
 
 
 @pytest.mark.parametrize("name, text", sorted(pages().items()))
@@ -90,7 +82,7 @@ def test_an_unknown_rule_lists_the_rules():
 
 @pytest.mark.slow
 @pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no default model (make demo builds it)")
-@pytest.mark.parametrize("entry", [e for e in ENTRIES if e.reported], ids=lambda e: e.rule)
+@pytest.mark.parametrize("entry", [e for e in ENTRIES if e.reported], ids=lambda e: e.id)
 def test_the_checker_reports_the_example(entry, tmp_path):
     for name, text in CONSISTENT.items():
         (tmp_path / name).write_text(text)
@@ -98,6 +90,6 @@ def test_the_checker_reports_the_example(entry, tmp_path):
     run = [str(CHECK), "--quiet", "--workers", "1", "--sensitivity", entry.reported]
     found = subprocess.run([*run, "--format", "json", "."], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     findings = [json.loads(line) for line in found.stdout.splitlines() if line.strip()]
-    assert [f["rule"] for f in findings if f["path"].endswith("Example.java")] == [entry.rule], found.stderr
+    assert [f["rule"] for f in findings if f["path"].endswith("Example.java")] == [entry.id], found.stderr
     diff = subprocess.run([*run, "--diff", "."], cwd=tmp_path, capture_output=True, text=True, timeout=300)
-    assert entry.example.diff() in diff.stdout
+    assert (example_diff(entry.example) in diff.stdout) is entry.fixable
