@@ -30,8 +30,8 @@ setup: .tools/debs.stamp .venv/.installed $(LMPLZ) .venv/.kenlm $(NATIVE) corpor
 	@touch $@
 
 # the project with its research, build, test, StaMinA-comparison, FIM-transformer and Dask-cluster extras, at the
-# versions of constraints.txt
-.venv/.installed: pyproject.toml constraints.txt
+# versions of constraints.txt; installed again when the version changes (the package's metadata carries it)
+.venv/.installed: pyproject.toml constraints.txt unnatural/__init__.py
 	python3 -m venv .venv
 	.venv/bin/pip install -q -c constraints.txt --upgrade pip setuptools wheel
 	.venv/bin/pip install -q -c constraints.txt -e '.[research,build,test,stamina,fim,cluster]'
