@@ -36,6 +36,12 @@ def token_symbol(kind: str, text: str) -> str:
     return sym if sym is not None else _safe(text, kind.upper())
 
 
+def kind_symbol(kind: str, text: str) -> str:
+    """`token_symbol` with identifiers abstracted to ID (the `python-kind` scheme: whitespace is told by the
+    kinds around it, not by the names)."""
+    return "ID" if kind == "identifier" else token_symbol(kind, text)
+
+
 class PythonLayout:
     """The indentation stack and bracket depth, fed gap and token by gap and token (the scheme's walk, and
     the fill-in-the-middle scorer that joins lines lexed one by one)."""
