@@ -45,7 +45,7 @@ def language_of(path: str, cpp_headers: bool = False) -> Language | None:
 
 def header_language(paths: Iterable[str]) -> bool:
     """Whether `.h` files among `paths` are C++: whenever one of them is a C++ source."""
-    cpp = LANGUAGES["cpp"].suffixes
+    cpp = set(LANGUAGES["cpp"].suffixes) - {HEADER}
     return any(PurePath(str(p)).suffix in cpp for p in paths)
 
 

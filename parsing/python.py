@@ -16,7 +16,7 @@ import tokenize as _pytokenize
 from .grammar import Grammar, lazy_language, same_tokens_with
 from .java import stream_of_leaves
 from .language import Language
-from .python_scheme import CLOSE, OPEN, kind_symbol, token_symbol, walk
+from .python_scheme import CLOSE, OPEN, kind_symbol, kind_walk, token_symbol, walk
 from .tokens import TokenStream
 
 WHOLE_KINDS = frozenset({"string", "comment"})
@@ -83,4 +83,4 @@ LANGUAGE = Language(
     own_schemes=(("python", "Python: identifier text kept, literals abstracted, indentation in blocks", token_symbol,
                   walk),
                  ("python-kind", "Python: identifiers abstracted to their kind too, indentation in blocks (the "
-                  "default for ranking and checking)", kind_symbol, walk)))
+                  "default for ranking and checking)", kind_symbol, kind_walk)))

@@ -226,6 +226,12 @@ def main(argv=None) -> int:
         p.error(f"--adapt {args.adapt} learns its project models here; it cannot rank with --cluster")
     weight = args.project_weight if args.project_weight is not None else (
         LEARNED_WEIGHT if learns_project else PROJECT_WEIGHT)
+    explicit = args.model != cli.repo_path(DEFAULT_MODEL)
+    if explicit:   # what is fatal first: a model given that does not load
+        try:
+            get_scheme(LanguageModel(args.model).scheme)
+        except (FileNotFoundError, UnknownScheme, ModelError, ValueError, OSError) as e:
+            raise cli.CommandError(e) from None
     status = cli.EXIT_OK
     files: list[str] = []
     for path in args.paths:
@@ -235,7 +241,6 @@ def main(argv=None) -> int:
             cli.warning(COMMAND, e)
             status = cli.EXIT_FINDINGS
     groups = language_groups(files, args.language)
-    explicit = args.model != cli.repo_path(DEFAULT_MODEL)
     plans = []   # (files, the model's config) per language, fatal errors first
     try:   # what is fatal first: then every input is checked against a model that works
         for language, mine in groups.items():

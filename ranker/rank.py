@@ -19,6 +19,7 @@ from functools import cache
 from lm._native import rescoring
 from parsing.java import BOM, same_tokens
 from parsing.languages import get_language
+from parsing.offsets import has_line_break, last_line
 from parsing.schemes import Scheme
 
 from ._native import FileRanker, StyleCache, all_offsets, format_ranking
@@ -130,6 +131,12 @@ class Style:
                                   # it does not parse it again (ignored when the text is not the same)
 
 
+def keeps_layout(gap: str, repaired: str) -> bool:
+    """Whether a repair of a gap that is syntax (a logical line break, parsing.python.syntax_gaps) keeps it:
+    still a line break, to the same indentation (blank lines and trailing whitespace are not syntax)."""
+    return has_line_break(repaired) == has_line_break(gap) and last_line(repaired) == last_line(gap)
+
+
 def joinable_gaps(stream) -> array:
     """Per gap: whether the tokens around it would still be the same tokens with nothing between them
     (the ends of the file always are)."""
@@ -207,7 +214,8 @@ def rank_text(scorer: Scorer, scheme: Scheme, text: str, path: str = "", adapt: 
     del native   # the symbols' scores and KenLM states: the kept offsets are sorted in their memory
     offsets, gains, gaps, rows, complete = ranker.finish()
     if syntax is not None and any(syntax[g] for g in gaps):   # their offsets go last, in order (all_offsets)
-        keep = [k for k, g in enumerate(gaps) if not syntax[g]]
+        keep = [k for k, (g, r) in enumerate(zip(gaps, rows))
+                if not syntax[g] or keeps_layout(gap_texts[g], scorer.plans.repaired[r])]
         offsets, gains, gaps, rows = (array(a.typecode, [a[k] for k in keep]) for a in (offsets, gains, gaps, rows))
     return RankedFile(path, n, offsets, gains, gaps, rows, gap_texts, gap_starts, scorer.plans.repaired, complete,
                       scheme.language)
