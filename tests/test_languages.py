@@ -127,3 +127,20 @@ def test_python_edits_keep_python_tokens(old, new, same):
 
 def test_python_tokens_of_broken_text_is_none():
     assert python_tokens("def f(:\n  x\n y\n") is None
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.skipif(not (ROOT / ".models/default-c-o6.bin").exists() or
+                    not (ROOT / ".models/default-kind-units-o6.bin").exists(), reason="no default C model ('make models')")
+def test_rank_reads_each_file_in_its_language(tmp_path):
+    import subprocess
+    (tmp_path / "A.java").write_text("class A {\n    int x;\n\tint y;\n}\n")
+    (tmp_path / "b.c").write_text("int f(void) {\n    return 1 ;\n}\n")
+    run = subprocess.run([str(ROOT / "bin/rank"), "--top", "1", str(tmp_path)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert [line.split()[0] for line in lines] == [str(tmp_path / "A.java"), str(tmp_path / "b.c")]
+    assert "scheme:c|" in run.stderr and "scheme:kind-units|" in run.stderr
+    assert lines[1].split()[1] == str("int f(void) {\n    return 1 ;".index(" ;") + 1)   # the space before ';'
