@@ -109,7 +109,7 @@ wheel:
 data:
 	@if [ -x $(SHARED)/data/unpack ]; then $(SHARED)/data/unpack .data; else echo "no $(SHARED)/data: data tests will be skipped"; fi
 
-test: setup data
+test: setup data models
 	@test -e $(DEFAULT_MODEL).ceilings || bin/build-lm --order 6 corpora/   # the tests of what users run use it
 	$(PY) -m pytest -q
 
