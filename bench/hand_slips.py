@@ -151,7 +151,7 @@ CAL_SEEDS = (1, 2, 3, 4)
 _ALL_BREAKS = ["--min-score", "1000", "--max-findings", "60"]
 # the false findings per 1000 lines of code without a slip that the habit breaks may make at each sensitivity:
 # below the acceptance's 0.02 at `medium`, with room for the ranking's findings
-HABIT_BUDGETS = {"low": 0.005, "medium": 0.012, "high": 0.1}
+HABIT_BUDGETS = {"low": 0.005, "medium": 0.016, "high": 0.1}
 HAND = "hand slips"
 
 

@@ -330,7 +330,8 @@ def _sibling_breaks(walked: FileGaps, repo_counts, keys_of) -> list[Break]:
     best = {o: max(steps, key=lambda d: others[(d, o)]) for o in range(1, 4)}
     for g, opener, d, o in firsts:
         step = best[o]
-        if d == step or not _kept(others[(d, o)], others[(step, o)]) or own_first[(d, o)] - 1 > MAX_OWN:
+        if d == step or (d, o) not in others or not _kept(others[(d, o)], others[(step, o)]) \
+                or own_first[(d, o)] - 1 > MAX_OWN:   # (an offset outside `steps` is not judged)
             continue
         width = columns(texts[opener][texts[opener].rfind("\n") + 1:] if "\n" in texts[opener] else "") + step
         fixed = texts[g][:texts[g].rfind("\n") + 1] + retab(" " * max(width, 0), walked.unit)
