@@ -481,7 +481,13 @@ def main(argv=None) -> int:
         run_commits(args)
         return cli.EXIT_OK
     if args.calibrate_hand_slips:
-        hand_slips.calibrate(args.workers)
+        # the development detection sets' breaks, away from their injected errors, are anomalies of real
+        # projects that the detection sets count as false: negatives within their own budgets
+        repos = [r for r in _repos(args) if not r.held_out]
+        elsewhere = injected_breaks(repos, args.workers, args.learn)
+        hand_slips.calibrate(args.workers, others=[(*x, INJECTED) for x in elsewhere], families={
+            INJECTED: Family(sum(r.clean_lines for r in repos), sum(len(r.clean) for r in repos),
+                             HABIT_INJECTED_BUDGETS, {})})
     if args.hand_slips:
         run_hand_slips(args)
         return cli.EXIT_OK

@@ -183,17 +183,20 @@ def calibration_breaks(repos: dict[str, Path], seeds, workers: int, work: Path =
     return out, lines, files
 
 
-def calibrate(workers: int, repos=DEVELOPMENT, seeds=CAL_SEEDS) -> None:
-    """The habit belief fitted on the hand-made slips of the development repositories, into CALIBRATION (the
-    rest of it kept; the habit belief of large repositories is dropped: this one is fitted on them)."""
+def calibrate(workers: int, repos=DEVELOPMENT, seeds=CAL_SEEDS, others=(), families=None) -> None:
+    """The habit belief fitted on the hand-made slips of the development repositories and `others` (more
+    labelled breaks: (evidence, right, in a clean file, file, family), with their `families`' budgets), its
+    curve the hand slips', into CALIBRATION (the rest of it kept; the habit belief of large repositories is
+    dropped: this one is fitted on them)."""
     from dataclasses import replace
     from check.calibration import CALIBRATION, Calibration, Family, fit_habits
     found = repositories()
     breaks, lines, files = calibration_breaks({r: found[r] for r in repos if r in found}, seeds, workers)
-    belief = fit_habits(breaks, {HAND: Family(lines, files, HABIT_BUDGETS, {})}, HAND)
+    belief = fit_habits(breaks + list(others), {HAND: Family(lines, files, HABIT_BUDGETS, {}), **(families or {})},
+                        HAND)
     cal = Calibration.load(CALIBRATION)
     measured = {k: v for k, v in cal.measured.items() if not k.startswith("habit")}
-    measured.update(habit_repositories=list(repos), habit_seeds=list(seeds), habit_breaks=len(breaks),
+    measured.update(habit_repositories=list(repos), habit_seeds=list(seeds), habit_breaks=len(breaks) + len(others),
                     habit_budgets=HABIT_BUDGETS, habit_clean_lines=lines)
     replace(cal, habits=belief, habits_large=None, measured=measured).save(CALIBRATION)
     print(f"calibration: {CALIBRATION.relative_to(ROOT)}: habit cut-offs {belief.cutoffs}", file=sys.stderr)
