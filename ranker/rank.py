@@ -15,6 +15,7 @@ from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from typing import TYPE_CHECKING
 
 from lm._native import rescoring
 from parsing.java import BOM, same_tokens, tokenize
@@ -26,6 +27,9 @@ from .repairs import Repair, joinable
 from .score import Scorer, ScoredStream, score_stream
 from .symbols import symbol_ids
 from .walk import Walked, covers, interned, style_ids, tables, walk_units
+
+if TYPE_CHECKING:   # numpy's: not imported to rank a file alone
+    from .counts import Counts
 
 # Dirichlet strength of the style cache, chosen on codrep2019/learning (tasks 0..999 by name, c18-o7
 # model): alpha 0.5: 0.9845, 1: 0.9846, 2: 0.9825, 4: 0.9802, no cache: 0.9717.
@@ -120,8 +124,8 @@ class RankedFile:
 @dataclass(frozen=True)
 class Style:
     """What the style cache learns from besides the file: nothing, or the folder's counts minus a part."""
-    folder: StyleCounts | None = None     # ranker.cache.StyleCounts
-    exclude: StyleCounts | None = None
+    folder: Counts | None = None     # ranker/counts.py's (shared)
+    exclude: Counts | None = None
     habits: HabitCounts | None = None    # the folder's whitespace habits, the file's own left out
     parsed: bytes | None = None   # the file's leaves as learning it parsed them (parsing/units.py), so that ranking
                                   # it does not parse it again (ignored when the text is not the same)
