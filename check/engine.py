@@ -14,7 +14,7 @@ import math
 import os
 import re
 from array import array
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
 
 from parsing.java import BOM, same_tokens, tokenize
@@ -245,7 +245,7 @@ def check_text(scorer: Scorer, scheme: Scheme, text: str, path: str, cfg: CheckC
         offset = f.offset - edits.current_start(gap) + start
         line, column = line_col(text, offset)
         out.append(Finding(path, line, column, offset, rule.id, message, confidence,
-                           f.score, start, f.observed, f.repaired, evidence))
+                           f.score, start, f.observed, f.repaired, evidence_fields(evidence)))
         current = edits.apply(current, gap, f.observed, f.repaired)
         edits.fixed[gap] = f.repaired
     if (len(out) < cfg.max_findings and min(cfg.habit_least, cfg.habit_least_large) < math.inf
@@ -256,8 +256,14 @@ def check_text(scorer: Scorer, scheme: Scheme, text: str, path: str, cfg: CheckC
                 if room == 0:
                     break
                 room -= 1
-            out.append(f)
+            out.append(replace(f, evidence=evidence_fields(f.evidence)))   # (made with the Evidence itself)
     return tuple(out)
+
+
+def evidence_fields(evidence: Evidence) -> dict:
+    """A finding's evidence as the public Finding carries it: plain names and values (what --format json writes,
+    and Evidence(**fields) reads back)."""
+    return asdict(evidence)
 
 
 def _habit_findings(text: str, path: str, edits: _Edits, context: _Context, cfg: CheckConfig,
@@ -312,7 +318,7 @@ def _earlier(findings) -> int:
     """The evidence's `earlier` of a file's findings so far: those that undo one of the five kinds of slip. A
     file with one slip of CodRep's kind rarely has another once it is fixed; a repair of any size (a line
     re-indented, blank lines) says little of the file's next finding."""
-    return sum(codrep_edit(f.original, f.replacement) for f in findings)
+    return sum(codrep_edit(f.observed, f.repaired) for f in findings)
 
 
 def _best_repair(ranked: RankedFile, current: str, edits: _Edits, context: _Context, cfg: CheckConfig,

@@ -237,7 +237,7 @@ def test_the_engine_reports_a_believed_break_where_it_is(tmp_path, tiny_model, h
     cfg = CheckConfig({POOLED: math.inf}, habit_least=least, habit_least_large=-2.0)   # the ranking reports nothing
     found = check_text(Scorer(lm), get_scheme(lm.scheme), text, "A.java", cfg, cal, style)
     expected = [("trailing-space", " \n            ", "\n            ", reported, "trailing")] if reported else []
-    assert [(f.rule, f.original, f.replacement, f.confidence, f.evidence.habit) for f in found] == expected
+    assert [(f.rule, f.observed, f.repaired, f.confidence, f.evidence["habit"]) for f in found] == expected
     if reported:
         assert found[0].offset == text.index("{ \n") + 2 == found[0].start + 1   # the trailing space itself
         assert (found[0].line, found[0].column) == (8, 22)   # line 8: "        if (a1 > 0) { "

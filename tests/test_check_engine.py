@@ -132,8 +132,8 @@ def test_the_engine_finds_the_slip_and_its_fix_gives_the_file_back(checker, brok
     findings = check_text(scorer, scheme, broken, "A.java", CheckConfig({POOLED: 0.5}, max_findings=1), _cal())
     assert len(findings) == 1
     f = findings[0]
-    assert broken[f.start:f.end] == f.original == " " and f.replacement == ""
-    assert broken[:f.start] + f.replacement + broken[f.end:] == CLEAN
+    assert broken[f.start:f.end] == f.observed == " " and f.repaired == ""
+    assert broken[:f.start] + f.repaired + broken[f.end:] == CLEAN
     before = broken[:f.offset - 1]
     assert (f.line, f.column) == (before.count("\n") + 1, f.offset - before.rfind("\n") - 1)
     assert f.rule == "space-before" and f.confidence == 0.5
@@ -147,8 +147,8 @@ def test_findings_are_in_the_original_files_coordinates_and_keep_the_tokens(chec
     assert len(findings) >= 2 and len({f.start for f in findings}) == len(findings)
     text = broken
     for f in sorted(findings, key=lambda f: -f.start):   # apply from the end: earlier starts stay valid
-        assert text[f.start:f.end] == f.original
-        text = text[:f.start] + f.replacement + text[f.end:]
+        assert text[f.start:f.end] == f.observed
+        text = text[:f.start] + f.repaired + text[f.end:]
     assert tokenize(text).token_texts() == tokenize(broken).token_texts()
 
 
@@ -260,7 +260,7 @@ def test_a_files_second_finding_is_judged_by_its_confidence_too(checker, least_c
     cfg = CheckConfig({POOLED: 0.0}, max_findings=2, least_confidence=least_confidence)
     findings = check_text(scorer, scheme, broken, "A.java", cfg, cal)
     assert [f.confidence for f in findings] == expected
-    assert [f.evidence.earlier for f in findings] == list(range(len(expected)))
+    assert [f.evidence["earlier"] for f in findings] == list(range(len(expected)))
 
 
 @pytest.mark.parametrize("text", [
@@ -400,7 +400,7 @@ def test_a_finding_says_whether_its_repair_undoes_one_slip(tiny_model, broken, o
     lm = LanguageModel(str(tiny_model))
     scorer, scheme = Scorer(lm, edits="any"), get_scheme(lm.scheme)   # as bin/check ranks: every repair by its gain
     findings = check_text(scorer, scheme, broken, "A.java", CheckConfig({POOLED: 0.5}, max_findings=1), _cal())
-    assert [(f.original, f.evidence.other_edit) for f in findings] == [(original, other)]
+    assert [(f.observed, f.evidence["other_edit"]) for f in findings] == [(original, other)]
 
 
 @pytest.mark.parametrize("bom", ["", "\ufeff"])   # a BOM: a token of the ranking (after_bom), not of the walk
@@ -414,8 +414,8 @@ def test_a_finding_carries_the_repositorys_counts(checker, tmp_path, bom):
     folder = _folder(tmp_path, [bom + broken, *others]).folder
     findings = check_text(scorer, scheme, bom + broken, "A.java", CheckConfig({POOLED: 0.5}, max_findings=1),
                           _cal(), Style(folder))
-    assert [f.original for f in findings] == [" "]
-    e = findings[0].evidence
+    assert [f.observed for f in findings] == [" "]
+    e = Evidence(**findings[0].evidence)
     assert (e.repo_observed, e.repo_repaired, e.file_observed) == (1, 1, 0)
     assert e.gaps == len(tokenize_gaps(broken))
 
@@ -458,18 +458,19 @@ def test_the_repositorys_habit_lowers_a_findings_confidence(tmp_path):
         from ranker.folder import folder_style
         style = folder_style([str(p) for p in paths], scheme, strict=False)(str(paths[0]))
         found = check_text(scorer, scheme, SLIP, "A.java", cfg, cal, style)
-        assert [(f.original, f.replacement) for f in found] == [(" ", "")]
+        assert [(f.observed, f.repaired) for f in found] == [(" ", "")]
         return found[0]
 
     habit, slip = finding(" "), finding("")
     # each other file writes `y;` too: 6 of the repair's in both
-    assert (habit.evidence.repo_observed, habit.evidence.repo_repaired) == (6, 6)
-    assert (slip.evidence.repo_observed, slip.evidence.repo_repaired) == (0, 12)
+    assert (habit.evidence["repo_observed"], habit.evidence["repo_repaired"]) == (6, 6)
+    assert (slip.evidence["repo_observed"], slip.evidence["repo_repaired"]) == (0, 12)
     assert habit.confidence < slip.confidence
     # the habit's own part: the same finding without the repository's counts is believed more
     from dataclasses import replace
-    alone = replace(habit.evidence, repo_observed=0, repo_repaired=0)
-    assert cal.belief(habit.rule, habit.score, habit.evidence) < cal.belief(habit.rule, habit.score, alone)
+    evidence = Evidence(**habit.evidence)
+    alone = replace(evidence, repo_observed=0, repo_repaired=0)
+    assert cal.belief(habit.rule, habit.score, evidence) < cal.belief(habit.rule, habit.score, alone)
 
 
 @settings(max_examples=300, deadline=None)
