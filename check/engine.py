@@ -57,7 +57,7 @@ class CheckConfig:
         """This config with each rule's least score raised by the evidence known of a file before it is
         ranked (its length, its findings so far; calibration.least_scores): a finding scoring less cannot
         reach the least confidence whatever the rest of its evidence. Exact, and the ranking goes less deep."""
-        if not calibration.weights or self.least_confidence <= 0:
+        if self.least_confidence <= 0:
             return self
         tighter = calibration.least_scores(self.least_confidence, known)
         return replace(self, least={r: max(v, tighter.get(r, tighter[POOLED])) for r, v in self.least.items()})
