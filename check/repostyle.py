@@ -480,14 +480,14 @@ def learning_tree(paths: list[str]) -> Path | None:
     """The git work tree whose whole style checks `paths`: the one top they are all inside, none of them
     ignored by git (a user who names an ignored folder, or files of two trees, gets their own style). One git
     process per folder and one for the ignore rules (a pre-commit hook names many files)."""
-    from .paths import _top
+    from .paths import work_tree_top
     tops: dict[str, list[str]] = {}
     for p in paths:
         real = os.path.realpath(p)
         folder = real if os.path.isdir(real) else os.path.dirname(real)
         if not os.path.isdir(folder):
             continue
-        top = _top(folder)
+        top = work_tree_top(folder)
         if top is None:
             return None
         tops.setdefault(top, [])
