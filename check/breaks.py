@@ -43,8 +43,8 @@ from parsing.symbols import gap_symbol
 from ranker.habits import VARIABLES, HabitCounts, habit_values, habits
 from ranker.repairs import retab
 
-HABITS = ("trailing", "blank-line", "mixed-indent", "indent-char", "spacing", "line-break", "join",
-          "blank-line-missing", "blank-line-extra", "blank-lines-doubled", "continuation", "continuation-first",
+HABITS = ("trailing", "blank-line", "mixed-indent", "indent-char", "spacing", "line-break", "join", "brace",
+          "blank-line-missing", "blank-line-missing-after-block", "blank-line-extra", "blank-lines-doubled", "continuation", "continuation-first",
           "indentation")
 # A candidate break: the repository writes the repair at least MIN_SEEN times in the same place, and the gap
 # as it is in at most MAX_SHARE of them (the belief then weighs how far; this only keeps the list short).
@@ -171,7 +171,7 @@ def breaks(walked: FileGaps, repo_habits: HabitCounts | None, repo_counts, keys_
                 best[gap] = (n, int(own[k + j]), repaired, o, int(own[j]))
         for gap, (n, own_repaired, repaired, o, own_observed) in best.items():
             if _kept(o, n):
-                habit = _symbol_habit(texts[gap], repaired)
+                habit = _symbol_habit(texts[gap], repaired, syms[2 * gap - 1], syms[2 * gap + 1])
                 found[gap] = Break(gap, texts[gap], repaired, habit, o, n, own_observed - 1, own_repaired)
     if walked.ids is not None:
         for b in _indentation_breaks(walked, values[:-1, 0] >= 0, others_count, keys_of):
@@ -289,19 +289,25 @@ def _continuation_breaks(walked: FileGaps, repo_counts, keys_of) -> list[Break]:
     return out
 
 
-def _symbol_habit(observed: str, repaired: str) -> str:
+def _symbol_habit(observed: str, repaired: str, before: str, after: str) -> str:
     """The habit a symbol break's repair keeps: a line broken, lines joined, blank lines, a continuation's
-    indentation, or the spacing on a line."""
+    indentation, or the spacing on a line; a brace on the line of its header or on its own (`after` is '{'),
+    and a blank line missing after a block's '}' (between members), each apart: the repository keeps those
+    where it leaves the others to taste."""
     o, r = len(LINE_BREAK.findall(observed)), len(LINE_BREAK.findall(repaired))
+    if after == "{" and (o == 0) != (r == 0):
+        return "brace"
     if not o:
         return "line-break" if r else "spacing"
     if not r:
         return "join"
     if o == r:
         return "continuation"
-    # a blank line missing (between members, say) is told apart from one too many, and two or more blank
-    # lines from one: formatters collapse the second, and leave the first to taste
-    return "blank-line-missing" if o < r else "blank-lines-doubled" if o > 2 else "blank-line-extra"
+    # a blank line missing is told apart from one too many, and two or more blank lines from one: formatters
+    # collapse the second, and leave the first to taste
+    if o < r:
+        return "blank-line-missing-after-block" if before == "}" else "blank-line-missing"
+    return "blank-lines-doubled" if o > 2 else "blank-line-extra"
 
 
 def _indentation_breaks(walked: FileGaps, starts_line, others_count, keys_of) -> list[Break]:

@@ -36,7 +36,7 @@ from unnatural import __version__
 
 from .git import GitError, git
 
-FORMAT = 2                       # of the cached arrays; any change to what is learned must change it
+FORMAT = 3                       # of the cached arrays; any change to what is learned must change it
 _LEVELS = len(REACHES)
 _HABITS = sum(len(p) for p in PRIORS)
 _HEAD = 2 + _LEVELS + 1 + _HABITS   # FORMAT, levels, per level its length, the narrow length, the habits

@@ -152,16 +152,19 @@ def mixed(indent: str, unit: str) -> bool:
     return "\t" in indent
 
 
-# The tokens that end a line that a statement or a member does not continue past (symbols as the schemes write
-# them: a comment is its kind's name)
-LINE_ENDS = frozenset({";", "{", "}", ",", ":", "LINECOMMENT", "BLOCKCOMMENT", "JAVADOC"})
+# The tokens after which a new statement or member starts (symbols as the schemes write them: a comment is its
+# kind's name), and those after which the next line is no continuation of the line's expression (the next
+# element of a list, a label's statement)
+STATEMENT_ENDS = frozenset({";", "{", "}", "LINECOMMENT", "BLOCKCOMMENT", "JAVADOC"})
+LINE_ENDS = STATEMENT_ENDS | {",", ":"}
+_NOT_STARTS = frozenset({"}", ")", "]", ".", "@"})   # a line starting so starts no statement
 
 
 def first_continuations(tokens, gap_texts) -> list[tuple[int, int]]:
     """(gap, columns from the line before) of each line that first continues a statement: the line before
-    it ends in no LINE_ENDS token and starts a statement itself (the line before that ends in one, or it is
-    the file's first), and does not start with an annotation (`@Override` above a method is no
-    continuation). `tokens`: the token symbols (token i follows gap i); `gap_texts`: the gaps, one more."""
+    it ends in no LINE_ENDS token and starts a statement itself (the line before that ends in a STATEMENT_ENDS
+    token, or it is the file's first, and it does not start with a closing bracket, a '.' or an annotation:
+    `@Override` above a method is no continuation). `tokens`: the token symbols (token i follows gap i); `gap_texts`: the gaps, one more."""
     out = []
     line_start = 0   # the first token of the line the loop is on
     for g in range(1, len(tokens)):
@@ -169,8 +172,8 @@ def first_continuations(tokens, gap_texts) -> list[tuple[int, int]]:
         at = text.rfind("\n")
         if at < 0:
             continue
-        if tokens[g - 1] not in LINE_ENDS and (line_start == 0 or tokens[line_start - 1] in LINE_ENDS) \
-                and tokens[line_start] != "@" and tokens[g] not in LINE_ENDS:
+        if tokens[g - 1] not in LINE_ENDS and (line_start == 0 or tokens[line_start - 1] in STATEMENT_ENDS) \
+                and tokens[line_start] not in _NOT_STARTS and tokens[g] not in LINE_ENDS:
             before = gap_texts[line_start]
             out.append((g, columns(text[at + 1:]) - columns(before[before.rfind("\n") + 1:])))
         line_start = g

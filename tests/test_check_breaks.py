@@ -56,7 +56,7 @@ def test_a_brace_on_the_line_where_the_repository_puts_it_below_is_a_line_break(
     from tests.test_check_engine import _folder
     text = _allman(_text()).replace("        if (a1 > 0)\n        {", "        if (a1 > 0) {", 1)
     found = _breaks_of(text, _folder(tmp_path, [text, *(_allman(_other(n)) for n in range(3))]))
-    assert [(b.habit, b.observed, b.repaired) for b in found] == [("line-break", " ", "\n        ")]
+    assert [(b.habit, b.observed, b.repaired) for b in found] == [("brace", " ", "\n        ")]
 
 
 def test_one_break_mends_every_habit_its_gap_breaks(tmp_path):
