@@ -10,7 +10,7 @@ KENLM_SDIST := .tools/kenlm-$(KENLM_VERSION).tar.gz
 LMPLZ := .tools/kenlm/bin/lmplz
 SHARED ?= ../shared
 
-.PHONY: setup wheel test quick demo bench formats-bench compare-orders stamina-bench fim-bench data lossless devsets corpus detection-bench check-bench hostile help
+.PHONY: models setup wheel test quick demo bench formats-bench compare-orders stamina-bench fim-bench data lossless devsets corpus detection-bench check-bench hostile help
 help:
 	@echo "make setup | wheel | test | quick | demo | bench | formats-bench | compare-orders | stamina-bench | fim-bench | data | lossless | devsets | corpus | detection-bench | check-bench | hostile"
 
@@ -30,8 +30,8 @@ setup: .tools/debs.stamp .venv/.installed $(LMPLZ) .venv/.kenlm $(NATIVE) corpor
 	@touch $@
 
 # the project with its research, build, test, StaMinA-comparison, FIM-transformer and Dask-cluster extras, at the
-# versions of constraints.txt
-.venv/.installed: pyproject.toml constraints.txt
+# versions of constraints.txt; installed again when the version changes (the package's metadata carries it)
+.venv/.installed: pyproject.toml constraints.txt unnatural/__init__.py
 	python3 -m venv .venv
 	.venv/bin/pip install -q -c constraints.txt --upgrade pip setuptools wheel
 	.venv/bin/pip install -q -c constraints.txt -e '.[research,build,test,stamina,fim,cluster]'
@@ -109,7 +109,7 @@ wheel:
 data:
 	@if [ -x $(SHARED)/data/unpack ]; then $(SHARED)/data/unpack .data; else echo "no $(SHARED)/data: data tests will be skipped"; fi
 
-test: setup data
+test: setup data models
 	@test -e $(DEFAULT_MODEL).ceilings || bin/build-lm --order 6 corpora/   # the tests of what users run use it
 	$(PY) -m pytest -q
 
@@ -153,12 +153,37 @@ HELDOUT := java.net.http/ java.sql/ jdk.httpserver/ java.logging/ java.managemen
 
 # The main job on an embedded default: the JDK model (held-out packages left out), 300 tasks made from
 # the held-out files, ranked and evaluated.
-demo: setup
+demo: setup models
 	@test -e $(DEFAULT_MODEL).ceilings || bin/build-lm --order 6 corpora/
 	@bin/make-tasks --quiet --seed 0 --count 300 --force $(foreach p,$(HELDOUT),--include $(p)) --output .cache/demo-tasks corpora/jdk17-src.zip
 	@s=$$(date +%s.%N); bin/rank .cache/demo-tasks > .cache/demo-predictions.txt; \
 	  e=$$(date +%s.%N); awk "BEGIN{printf \"ranked 300 files in %.1f s\\n\", $$e - $$s}"
 	@bin/evaluate codrep2019 --datasets .cache/demo-tasks < .cache/demo-predictions.txt
+
+# The default models of the other languages (parsing/<language>.py names each), from what Debian installs:
+# C from the GNU C library's sources (glibc-source: nine of its folders), C++ from seven libraries of Boost's
+# headers (libboost1.74-dev, which the KenLM build's Boost packages bring), Python from its standard library
+# (libpython3.11-stdlib), its tests and generated or installed code left out. The signatures name the sources.
+LANG_CORPORA := .cache/corpora
+GLIBC_DIRS := stdlib string malloc libio stdio-common posix misc time io
+BOOST_LIBS := asio beast container thread process algorithm histogram
+PY_EXCLUDE := /test/ /tests/ /site-packages/ /dist-packages/ /encodings/ /lib2to3/ /idlelib/ /pydoc_data/ /config-3
+PY_STDLIB := $(lastword $(sort $(wildcard /usr/lib/python3.*[0-9])))
+models: .models/default-c-o6.bin .models/default-cpp-o6.bin .models/default-python-o6.bin
+$(LANG_CORPORA)/c/.stamp: | .tools/debs.stamp
+	rm -rf $(@D) && mkdir -p $(@D)
+	tar -xJf $(lastword $(sort $(wildcard /usr/src/glibc/glibc-*.tar.xz))) -C $(@D) --strip-components=1 --wildcards $(foreach d,$(GLIBC_DIRS),'glibc-*/$(d)/*')
+	@touch $@
+$(LANG_CORPORA)/cpp/.stamp: | .tools/debs.stamp
+	rm -rf $(@D) && mkdir -p $(@D)
+	for d in $(BOOST_LIBS); do ln -s /usr/include/boost/$$d $(@D)/$$d; done
+	@touch $@
+.models/default-c-o6.bin: $(LANG_CORPORA)/c/.stamp | setup
+	bin/build-lm --language c --quiet --output $@ $(LANG_CORPORA)/c
+.models/default-cpp-o6.bin: $(LANG_CORPORA)/cpp/.stamp | setup
+	bin/build-lm --language cpp --quiet --output $@ $(LANG_CORPORA)/cpp
+.models/default-python-o6.bin: | setup
+	bin/build-lm --language python --quiet $(foreach x,$(PY_EXCLUDE),--exclude $(x)) --output $@ $(PY_STDLIB)
 
 C18 := .data/codrep2018/Dataset1 .data/codrep2018/Dataset2 .data/codrep2018/Dataset3 .data/codrep2018/Dataset4
 .models/c18-o7.bin: | setup data

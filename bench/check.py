@@ -13,6 +13,8 @@ files, as `tasks/N.java` and `clean/N.java` in a fresh copy.
 - then the real-slip set, whitespace slips developers fixed (bench/realslips.py; `--realslips`: only it).
 - `--speed N` instead: bin/check against bin/rank on the JDK's first N files, `--runs` times each, taking
   turns (`make bench`).
+- `--commits` instead: the commit-time set, real commits that made whitespace slips, each checked with
+  `bin/check --since HEAD~1` as a pre-commit hook or CI would (bench/commits.py).
 - `--realslips-ceiling` instead: how much of the real-slip set a checker deciding by a gap's pattern can find
   within a budget of false findings (evaluation/slip_ceiling.py), without running bin/check.
 
@@ -29,7 +31,7 @@ import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from bench import realslips
+from bench import commits, realslips
 from bench.calibration_fit import (ALL_BREAKS, BUDGETS, FILE_BUDGETS, INJECTED, SLIP_BUDGETS, SLIP_FILE_BUDGETS,
                                    Family, Labelled, fit, fit_habits, fit_habits_beside, habit_break)
 from ranker.cli import DEFAULT_MODEL
@@ -391,6 +393,7 @@ def parser() -> cli.ArgumentParser:
     p.add_argument("--learn", type=learn_method, choices=LEARN_METHODS, default=None,
                    help=f"bin/check's --learn in every run (default: bin/check's own, {DEFAULT_LEARN})")
     realslips.add_arguments(p)
+    commits.add_arguments(p)
     cli.add_workers(p)
     return p
 
@@ -404,6 +407,17 @@ def run_realslips(args) -> None:
     print("\n".join(lines))
     if args.docs:   # a page of its own beside the detection sets' (a page stays short)
         write_docs(args.docs.with_name(realslips.DOCS), lines, realslips.MARKER)
+
+
+def run_commits(args) -> None:
+    """The commit-time benchmark (bench/commits.py): its tables to stdout and, with --docs, into its page."""
+    args.sensitivity = args.sensitivity or SENSITIVITIES
+    lines = commits.run(args, lambda fields: signature(COMMAND, [*fields, ("workers", args.workers),
+                                                                 ("learn", args.learn or DEFAULT_LEARN),
+                                                                 ("calibration", CALIBRATION.name)]))
+    print("\n".join(lines))
+    if args.docs:
+        write_docs(args.docs.with_name(commits.DOCS), lines, commits.MARKER)
 
 
 def _devset_folders(args, where: Path = DEVSETS) -> list[Path]:
@@ -440,6 +454,9 @@ def main(argv=None) -> int:
         print("\n".join(lines))
         if args.docs:
             write_docs(args.docs, lines, "check-speed")
+        return cli.EXIT_OK
+    if args.commits:
+        run_commits(args)
         return cli.EXIT_OK
     if args.realslips_ceiling:
         lines = realslips.ceiling(args, lambda fields: signature(COMMAND, fields))

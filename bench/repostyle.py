@@ -10,7 +10,8 @@ included: on a loaded machine the wall clock measures the load as much as the ch
   without one, every file learned and checked);
 - one file, cold: the cache removed first (every file learned, the cache written);
 - one file, warm, nothing changed;
-- one file, warm, that file changed since the last run (a line added each time: only it is learned again).
+- one file, warm, that file changed since the last run and staged, checked as the pre-commit hook checks it
+  (`--staged FILE`: a line added each time, only it learned again and judged).
 
 Then whether the file's findings (at --min-score 1, so that there are some) are those a run on the whole
 repository reports for it, and where the time of a warm run on a changed file goes, measured in one process (`--profile`, phase by
@@ -43,7 +44,8 @@ GIT_ENV = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.com", 
 def make_repository(count: int) -> Path:
     """The first `count` Java files of the JDK's sources, committed in a git repository (made once)."""
     folder = WORK / f"jdk-{count}"
-    if (folder / ".git").exists():
+    if (folder / ".git").exists():   # as committed (an interrupted run may have staged a change)
+        subprocess.run(["git", "reset", "-q"], cwd=folder, check=True)
         subprocess.run(["git", "checkout", "-q", "--", "."], cwd=folder, check=True)
         return folder
     tmp = folder.with_name(folder.name + ".partial")
@@ -109,8 +111,10 @@ def run(count: int, runs: int, model: str | None) -> list[str]:
     for i in range(runs):
         with open(repo / target, "a") as f:
             f.write(f"// changed {i}\n")
-        changed.append(timed([*base, target], repo))
-    rows.append(("one file, warm cache, that file changed", changed))
+        subprocess.run(["git", "add", "--", target], cwd=repo, check=True)
+        changed.append(timed([*base, "--staged", target], repo))
+    rows.append(("one file, warm cache, that file changed and staged (`--staged FILE`, as the hook)", changed))
+    subprocess.run(["git", "reset", "-q"], cwd=repo, check=True)
     subprocess.run(["git", "checkout", "-q", "--", "."], cwd=repo, check=True)
     same, count = same_findings(repo, target, base)
     out = [f"bin/check on `{target}` of a {len(files):,}-file git repository (the JDK's first files), 1 worker; "

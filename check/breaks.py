@@ -45,6 +45,7 @@ from ranker.repairs import retab
 
 HABITS = ("trailing", "blank-line", "mixed-indent", "indent-char", "spacing", "line-break", "join", "brace",
           "blank-line-missing", "blank-line-missing-after-block", "blank-line-extra", "blank-lines-doubled", "continuation", "continuation-first",
+          "continuation-sibling",
           "indentation")
 # A candidate break: the repository writes the repair at least MIN_SEEN times in the same place, and the gap
 # as it is in at most MAX_SHARE of them (the belief then weighs how far; this only keeps the list short).
@@ -132,7 +133,7 @@ def breaks(walked: FileGaps, repo_habits: HabitCounts | None, repo_counts, keys_
             found[gap] = b
     for b in _indent_char_breaks(walked, repo_counts, keys_of):
         found.setdefault(b.gap, b)
-    for b in _continuation_breaks(walked, repo_counts, keys_of):
+    for b in _continuation_breaks(walked, repo_counts, keys_of) + _sibling_breaks(walked, repo_counts, keys_of):
         found.setdefault(b.gap, b)
     asked: list[tuple[int, str, str]] = []   # (gap, repair, its symbol) of the spacing breaks to weigh
     newline = next((m.group() for m in map(LINE_BREAK.search, texts) if m), "\n")   # the file's line break
@@ -170,7 +171,7 @@ def breaks(walked: FileGaps, repo_habits: HabitCounts | None, repo_counts, keys_
             if gap not in best or n > best[gap][0]:
                 best[gap] = (n, int(own[k + j]), repaired, o, int(own[j]))
         for gap, (n, own_repaired, repaired, o, own_observed) in best.items():
-            if _kept(o, n):
+            if _kept(o, n) and gap not in found:   # the structure's breaks (a continuation) come first
                 habit = _symbol_habit(texts[gap], repaired, syms[2 * gap - 1], syms[2 * gap + 1])
                 found[gap] = Break(gap, texts[gap], repaired, habit, o, n, own_observed - 1, own_repaired)
     if walked.ids is not None:
@@ -286,6 +287,51 @@ def _continuation_breaks(walked: FileGaps, repo_counts, keys_of) -> list[Break]:
         fixed = text[:at + 1] + retab(" " * width, walked.unit)
         out.append(Break(gap, text, fixed, "continuation-first", others.get(off, 0), others[best], own[off] - 1,
                          own[best]))
+    return out
+
+
+def _sibling_breaks(walked: FileGaps, repo_counts, keys_of) -> list[Break]:
+    """The continuation lines indented otherwise than their siblings (parsing/style.py's continuation_siblings:
+    the lines continuing a statement inside the same bracket) where the repository's siblings line up almost
+    always, when the line is the odd one (its previous sibling lines up with the one before it, or its next
+    sibling with the previous; a first sibling, when the next two line up), re-indented as a sibling that
+    lines up; and a bracket's first line at a step from its opening line that the repository rarely writes
+    where it writes another one almost always, re-indented at that step."""
+    from parsing.style import columns, continuation_siblings
+    from ranker.cache import sibling_triple
+    if not walked.unit:
+        return []
+    texts = walked.texts
+    pairs, firsts = continuation_siblings(walked.symbols[1::2], texts)
+    own = Counter(d for _, _, d in pairs)
+    own_first = Counter(d for _, _, d in firsts)
+    steps = range(-8, 33)
+    wanted = [(d, False) for d in sorted({0, *own})] + [(d, True) for d in steps]
+    repo = dict(zip(wanted, repo_counts(keys_of([sibling_triple(d, f) for d, f in wanted])).tolist()))
+    others = {(d, f): max(int(n) - (own_first if f else own)[d], 0) for (d, f), n in repo.items()}
+    before = {g: (p, d) for g, p, d in pairs}    # line -> (its previous sibling, the difference)
+    after = {p: (g, d) for g, p, d in pairs}     # line -> (its next sibling, the difference)
+
+    def indented(g: int, like: int) -> str:
+        return texts[g][:texts[g].rfind("\n") + 1] + texts[like][texts[like].rfind("\n") + 1:]
+
+    out = []
+    for g, p, d in pairs:
+        if not d or not _kept(others[(d, False)], others[(0, False)]) or own[d] - 1 > MAX_OWN:
+            continue
+        evidence = (others[(d, False)], others[(0, False)], own[d] - 1, own[0])
+        if before.get(p, (None, 1))[1] == 0 or after.get(g, (None, 0))[1] == -d:   # this line is the odd one
+            out.append(Break(g, texts[g], indented(g, p), "continuation-sibling", *evidence))
+        elif p not in before and after.get(g, (None, 1))[1] == 0:   # the first sibling is
+            out.append(Break(p, texts[p], indented(p, g), "continuation-sibling", *evidence))
+    best = max(steps, key=lambda d: others[(d, True)])
+    for g, opened, d in firsts:
+        if d == best or not _kept(others[(d, True)], others[(best, True)]) or own_first[d] - 1 > MAX_OWN:
+            continue
+        width = columns(texts[opened][texts[opened].rfind("\n") + 1:] if "\n" in texts[opened] else "") + best
+        fixed = texts[g][:texts[g].rfind("\n") + 1] + retab(" " * max(width, 0), walked.unit)
+        out.append(Break(g, texts[g], fixed, "continuation-first", others[(d, True)], others[(best, True)],
+                         own_first[d] - 1, own_first[best]))
     return out
 
 

@@ -2,8 +2,10 @@
 
 Findings are reported only above a threshold calibrated on the development sets (--sensitivity), each
 with a rule, a message, a confidence and the whitespace that fixes it; --diff prints the fixes as a patch,
---fix writes them. Exit status: 0 no findings, 1 findings, 2 usage or input errors (the other files are
-still checked and reported), 130 interrupted.
+--fix writes them. With --since REV or --staged (the pre-commit hook's) only the lines the change added or
+modified are judged, reported and fixed, by the whole work tree's style. Exit status: 0 no findings, 1
+findings, 2 usage or input errors (a PATH that does not exist: the other files are still checked and
+reported), 130 interrupted.
 """
 from __future__ import annotations
 
@@ -85,9 +87,9 @@ def habit_least(args, believed: HabitBelief | None) -> float:
 
 def parser() -> cli.ArgumentParser:
     p = cli.parser(COMMAND, __doc__.strip(), formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_EPILOG)
-    p.add_argument("paths", nargs="+", metavar="PATH",
+    p.add_argument("paths", nargs="*", default=["."], metavar="PATH",
                    help="Java files, folders or git work trees (in a work tree: its tracked and untracked, "
-                        "not ignored *.java files)")
+                        "not ignored *.java files; default: the current folder)")
     cli.add_model(p, DEFAULT_MODEL, "KenLM model built by bin/build-lm; the default is built from corpora/ "
                   "on first use")
     which = p.add_mutually_exclusive_group()
@@ -113,10 +115,13 @@ def parser() -> cli.ArgumentParser:
     p.add_argument("--fix", action="store_true",
                    help="write the fixes into the files (whitespace only; each file replaced atomically)")
     p.add_argument("--since", metavar="REV",
-                   help="report only findings on lines changed since git revision REV (the whole repository "
-                        "still teaches its style)")
+                   help="report (and --diff, --fix) only findings on the lines added or modified since git "
+                        "revision REV, from its merge base with HEAD (a branch: what a pull request onto it "
+                        "changes, --since origin/main); the whole repository still teaches its style")
     p.add_argument("--staged", action="store_true",
-                   help="report only findings on lines staged for the next commit (git's index against HEAD)")
+                   help="report (and --diff, --fix) only findings on the lines staged for the next commit (git's "
+                        "index against HEAD; the pre-commit hook's; in a `pre-commit run --from-ref A --to-ref B`, "
+                        "the lines changed since A)")
     p.add_argument("--no-cache", action="store_true",
                    help="learn the work tree's style without reading or writing its cache (docs/ci.md)")
     p.add_argument("--exclude", action="append", default=[], metavar="GLOB",
@@ -132,8 +137,9 @@ def parser() -> cli.ArgumentParser:
                    help="a warning for each '// unnatural: ignore' comment (or rule in one) that silenced no "
                         "finding; any makes the exit status 1")
     p.add_argument("--skip-bad-files", action="store_true",
-                   help="files that cannot be checked (unreadable, binary, not UTF-8, missing) are warnings that "
-                        "do not change the exit status: 1 only for findings (a CI gate)")
+                   help="files that cannot be checked (unreadable, binary, not UTF-8) are warnings that do not "
+                        "change the exit status: 1 only for findings (a CI gate; a PATH that does not exist is "
+                        "still an error, exit 2)")
     add_output_arguments(p)
     cli.add_workers(p)
     cli.add_cluster(p, "check on a Dask cluster instead of --workers: a scheduler address, or local:N for N local "
@@ -159,8 +165,9 @@ class _ExplainRule(argparse.Action):
 
 
 _EPILOG = """exit status: 0 no findings, 1 findings or files skipped (each a warning line; with --skip-bad-files
-findings only), 2 usage or fatal errors (a bad configuration file, a fix that cannot be written), 130
-interrupted (docs/errors.md)."""
+findings only), 2 usage, input or fatal errors (a PATH that does not exist: the other PATHs are still
+checked; not a git work tree or an unknown revision for --since/--staged; a bad configuration file; a fix
+that cannot be written), 130 interrupted (docs/errors.md)."""
 
 
 def _check_one(path: str) -> CheckedFile:
@@ -182,10 +189,12 @@ def main_run(args) -> int:
     if args.exclude:
         from .config import excluded, relative_to
         files = [f for f in files if not excluded(relative_to(f, root), args.exclude)]
-    for problem in problems:   # an input not checked: a warning, whatever it is (docs/errors.md)
-        cli.warning(COMMAND, problem)
     # the PATHs, not the files: the revision is checked even when no file is left, and git gets a short list
-    changed = _changed_lines(args.since, args.paths, args.staged) if args.since or args.staged else None
+    # (before the inputs' lines: a bad revision is the one line of a run that stops)
+    since, staged = judged_change(args, os.environ)
+    changed = _changed_lines(since, args.paths, staged) if since or staged else None
+    for problem in problems:   # an input not checked: one line; a PATH naming nothing to read is an error
+        (cli.error if problem.severity == "error" else cli.warning)(COMMAND, problem)
     run, lm, job = _set_up(args, files)
     from .paths import common_top   # SARIF and GitHub name files relative to the repository's root
     report = None if args.diff else reporter(args.format, sys.stdout, options_for(
@@ -194,16 +203,16 @@ def main_run(args) -> int:
         print(run.signature(lm), file=sys.stderr)
     paths = [str(f) for f in files if changed is None or _key(f) in changed]
     results = _results(paths, job, args)
-    tally = _Tally(skipped=len(problems))
+    tally = _Tally(skipped=len(problems), errors=sum(p.severity == "error" for p in problems))
     bar = tqdm(total=len(paths), unit="file", desc="checking", file=sys.stderr, leave=False,
                disable=args.quiet or not sys.stderr.isatty())
     try:
         for checked in results:
             bar.update()
-            checked = _silenced(checked, args, root, tally)
-            if changed is not None and checked.text is not None:
-                lines = changed[_key(checked.path)]
-                checked = replace(checked, findings=tuple(f for f in checked.findings if lines is None or f.line in lines))
+            lines = changed[_key(checked.path)] if changed is not None and checked.text is not None else None
+            checked = _silenced(checked, args, root, tally, lines)
+            if lines is not None:   # a change judged: only its lines
+                checked = replace(checked, findings=tuple(f for f in checked.findings if f.line in lines))
             tally.add(checked)
             if len(checked.findings) >= args.max_findings and not args.quiet:
                 cli.warning(COMMAND, f"{checked.path}: {args.max_findings} findings, the most a file gets "
@@ -236,7 +245,7 @@ class _Tally:
     findings: int = 0
     skipped: int = 0     # inputs that could not be checked
     lines: int = 0
-    errors: int = 0      # fixes that could not be written
+    errors: int = 0      # PATHs that name nothing to check, fixes that could not be written
     unused: int = 0      # suppressions that silenced nothing (counted with --report-unused-suppressions)
 
     def add(self, checked: CheckedFile) -> None:
@@ -246,6 +255,15 @@ class _Tally:
         self.files += 1
         self.findings += len(checked.findings)
         self.lines += checked.text.count("\n") + 1
+
+
+def judged_change(args, environ) -> tuple[str | None, bool]:
+    """(--since's revision, --staged): the change whose lines are judged. `--staged` in a pre-commit run given
+    `--from-ref A --to-ref B` (CI, a pre-push hook; pre-commit then sets PRE_COMMIT_FROM_REF and
+    PRE_COMMIT_TO_REF, with B checked out) judges the lines changed since A: the index holds nothing to commit."""
+    if args.staged and args.since is None and environ.get("PRE_COMMIT_FROM_REF") and environ.get("PRE_COMMIT_TO_REF"):
+        return environ["PRE_COMMIT_FROM_REF"], False
+    return args.since, args.staged
 
 
 def _configure(args) -> Path:
@@ -371,10 +389,10 @@ def _changed_lines(rev: str | None, paths, staged: bool = False) -> dict[str, se
         raise cli.CommandError(e) from None
 
 
-def _silenced(checked: CheckedFile, args, root: Path, tally: _Tally) -> CheckedFile:
+def _silenced(checked: CheckedFile, args, root: Path, tally: _Tally, lines: set[int] | None = None) -> CheckedFile:
     """The file's findings less those of the rules not checked in it and those its suppression comments
     silence, before anything is reported or fixed (check/ignores.py); a warning line per problem with a
-    suppression comment and, when asked, per unused one."""
+    suppression comment and, when asked, per unused one (judging a change, `lines`: those on its lines only)."""
     rules = None
     if not args.rules.all:
         from .config import relative_to
@@ -383,9 +401,10 @@ def _silenced(checked: CheckedFile, args, root: Path, tally: _Tally) -> CheckedF
     for line in silenced.problems:
         cli.warning(COMMAND, line)
     if args.report_unused_suppressions:
-        for line in silenced.unused:
+        unused = [u for u, at in zip(silenced.unused, silenced.unused_at) if lines is None or at in lines]
+        for line in unused:
             cli.warning(COMMAND, line)
-        tally.unused += len(silenced.unused)
+        tally.unused += len(unused)
     return silenced.checked
 
 

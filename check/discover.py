@@ -9,9 +9,10 @@ target's path; a link out of the tree is not followed (a warning says so).
     any other folder    its *.java files, hidden folders and build output skipped (formats.sources.walk_files)
 
 Each file once (also when named twice or reached through a link), in the one order of source files, named as
-the user would type it. What cannot be checked is one line each: a missing path or a PATH that is neither a
-file nor a folder is an error; a file that is not a regular file or is larger than the size limit is skipped
-with a warning.
+the user would type it. What cannot be checked is one line each: a PATH that is missing or is neither a
+file nor a folder (a broken link, a fifo, a device) is an error (bin/check exits 2); a file found in a
+folder that is not a regular file, a file larger than the size limit, a folder that cannot be listed or that
+holds no .java file is skipped with a warning.
 """
 from __future__ import annotations
 
@@ -54,14 +55,16 @@ def files_to_check(paths: Iterable[str | Path], max_bytes: int = MAX_BYTES,
             problems.append(Problem(f"{user_path(arg, cwd)}: {_in_tree(arg, cwd)[1]}; skipped", "warning"))
         elif os.path.isdir(where):
             listed, unlisted = _folder_files(where)
+            if not listed and not unlisted:   # a typo of a folder, or the wrong one: say so (as bin/rank does)
+                problems.append(Problem(f"{user_path(arg, cwd)}: no {SUFFIX} file in the folder; skipped", "warning"))
             for name in listed:
                 name, outside = _in_tree(os.path.join(arg, name), cwd)
                 if outside:
                     problems.append(Problem(f"{user_path(name, cwd)}: {outside}; skipped", "warning"))
                 else:
                     found.append((name, False))
-            problems.extend(Problem(f"{user_path(os.path.join(arg, name), cwd)}: cannot list ({why}); skipped")
-                            for name, why in unlisted)
+            problems.extend(Problem(f"{user_path(os.path.join(arg, name), cwd)}: cannot list ({why}); skipped",
+                                    "warning") for name, why in unlisted)
         elif not arg.endswith(SUFFIX) and os.path.isfile(where):   # (a device or a fifo: an error below)
             problems.append(Problem(f"{user_path(arg, cwd)}: not a {SUFFIX} file; skipped", "warning"))
         elif os.path.lexists(where):   # a file, or anything else that is named (a broken link is reported below)

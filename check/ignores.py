@@ -71,6 +71,7 @@ class Silenced:
     checked: CheckedFile
     problems: tuple[str, ...] = ()
     unused: tuple[str, ...] = ()
+    unused_at: tuple[int, ...] = ()   # the line of each unused suppression's comment (a change's are judged alone)
 
 
 def suppressions(text: str, path: str = "") -> tuple[list[Suppression], list[str]]:
@@ -125,12 +126,14 @@ def silence(checked: CheckedFile, rules: frozenset[str] | None) -> Silenced:
             out.append(f)
         else:
             used.add((by.line, None if by.every else f.rule))
-    unused = []
+    unused, at = [], []
     for s in comments:
         if s.every and (s.line, None) not in used:
             unused.append(f"{checked.path}:{s.line}: unused suppression {s.text!r}: no finding on its line"
                           + (" or the next" if len(s.lines) > 1 else ""))
+            at.append(s.line)
         for rule in s.rules:
             if (s.line, rule) not in used:
                 unused.append(f"{checked.path}:{s.line}: unused suppression of {rule!r} in {s.text!r}")
-    return Silenced(replace(checked, findings=tuple(out)), tuple(problems), tuple(unused))
+                at.append(s.line)
+    return Silenced(replace(checked, findings=tuple(out)), tuple(problems), tuple(unused), tuple(at))

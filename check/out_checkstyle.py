@@ -2,7 +2,7 @@
 and most CI plugins read, written when the run finishes:
 
     <?xml version="1.0" encoding="UTF-8"?>
-    <checkstyle version="0.1.0">
+    <checkstyle version="0.2.0">
     <file name="src/A.java">
     <error line="3" column="14" severity="warning" message="unexpected space before ';' (confidence 0.93)" source="unnatural.space-before"/>
     </file>

@@ -1,6 +1,9 @@
-"""`--since REV`: the lines changed since a git revision, so that CI on old code reports only what a change
-touched. The working tree is compared with REV (`git diff -U0 REV`: commits since REV, staged and unstaged
-changes alike); files added since REV and untracked files (not ignored) are new as a whole.
+"""`--since REV`: the lines a change added or modified since a git revision, so that CI on old code reports
+only what the change touched. The working tree is compared with the merge base of REV and HEAD (REV itself
+when it is an ancestor of HEAD, such as HEAD~1; where a branch left `origin/main` when REV is that: what a pull
+request changes, whatever was merged into main since), as `git diff -U0 $(git merge-base REV HEAD)` does:
+commits since, staged and unstaged changes alike; files added since and untracked files (not ignored) are new
+as a whole. A line that was only deleted leaves no line changed: the lines around it are not the change's.
 
 Lines are counted as editors count them (LF, CRLF and a lone CR each end one, as a Finding's line): git ends
 lines at LF only, so in a file with lone CRs one line of git's can be several of ours.
@@ -28,10 +31,11 @@ EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"   # what a repository wi
 
 
 def changed_lines(paths: Iterable[str | Path], rev: str | None, staged: bool = False) -> Changes:
-    """The files under `paths` that changed since `rev`, by their real absolute path (links resolved): the
-    numbers of their changed lines (1-based; a deletion marks the lines on both sides of it), or None for a
-    file that is new as a whole. A file not in the dict did not change. SinceError when a path is not inside
-    a git work tree or `rev` is not a revision of its repository. With `staged`, what the index changes since
+    """The files under `paths` that the change since `rev` (from its merge base with HEAD) added lines to or
+    modified lines of, by their real absolute path (links resolved): the numbers of those lines (1-based), or
+    None for a file that is new as a whole. A file not in the dict has no line added or modified (unchanged,
+    deleted, or only lines deleted). SinceError when a path is not inside a git work tree, or `rev` is not a
+    revision of its repository or shares no history with HEAD. With `staged`, what the index changes since
     `rev` (None: HEAD, or nothing before the first commit): the lines a commit would add."""
     by_top: dict[Path, list[str]] = defaultdict(list)
     tops: dict[str, Path | None] = {}   # one git process per folder (a pre-commit hook names many files)
@@ -56,6 +60,8 @@ def changed_lines(paths: Iterable[str | Path], rev: str | None, staged: bool = F
             if rev is not None:
                 raise SinceError(f"--since: unknown revision {rev!r} in {top}") from None
             commit = EMPTY_TREE.encode()   # --staged before the first commit: everything staged is new
+        if rev is not None:
+            commit = _merge_base(commit, rev, top)
         if len(specs) > MAX_PATHSPECS:
             specs = []
         try:
@@ -68,9 +74,23 @@ def changed_lines(paths: Iterable[str | Path], rev: str | None, staged: bool = F
         except GitError as e:
             raise SinceError(f"--since {rev}: {e}") from None
         for name, lines in parse_diff(diff).items():
-            changes[top / name] = lines if lines is None else _editor_lines(top / name, lines)
+            if lines is None or lines:   # (a file with lines deleted only: none of its lines is the change's)
+                changes[top / name] = lines if lines is None else _editor_lines(top / name, lines)
         changes.update((top / name, None) for name in split_z(untracked))
     return changes
+
+
+def _merge_base(commit: bytes, rev: str, top: Path) -> bytes:
+    """Where HEAD's history left `rev`'s (the commit itself when it is HEAD's ancestor): what a pull request
+    onto branch `rev` changes. Before the first commit, `commit` itself."""
+    try:
+        head = git(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], top)
+    except GitError:
+        return commit   # no HEAD yet: the work tree against `rev`
+    try:
+        return git(["merge-base", commit.decode().strip(), head.decode().strip()], top)
+    except GitError:
+        raise SinceError(f"--since: {rev!r} and HEAD have no commit in common in {top}") from None
 
 
 def is_changed(changes: Changes, path: str | Path, line: int) -> bool:
@@ -87,7 +107,8 @@ _HUNK = re.compile(rb"@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
 
 def parse_diff(diff: bytes) -> dict[str, set[int] | None]:
     """The files of a `git diff -U0` (b/ side, relative to the top of the work tree) and the numbers of their
-    new lines that changed (git's lines, ended by LF); None for an added file, nothing for a deleted one."""
+    lines added or modified (git's lines, ended by LF; a hunk that only deletes adds none); None for an added
+    file, nothing for a deleted one."""
     out: dict[str, set[int] | None] = {}
     new_file, name = False, None
     for line in diff.split(b"\n"):
@@ -104,11 +125,7 @@ def parse_diff(diff: bytes) -> dict[str, set[int] | None]:
             m = _HUNK.match(line)
             if m:
                 start, count = int(m.group(1)), int(m.group(2) or 1)
-                # a deletion (count 0) sits between new lines `start` and `start + 1`
-                out[name].update(range(start, start + count) if count else (start, start + 1))
-    for lines in out.values():
-        if lines:
-            lines.discard(0)
+                out[name].update(range(start, start + count))   # (a deletion: count 0)
     return out
 
 

@@ -23,6 +23,7 @@ from typing import Callable, Iterator
 
 from formats.codrep2019 import InjectedEdit
 from parsing.java import tokenize
+from parsing.languages import get_language
 from parsing.tokens import TokenStream
 
 
@@ -83,11 +84,19 @@ def apply(stream: TokenStream, gap: int, kind: str, edited_gap: str, answer_at: 
     return new, InjectedEdit(kind, answer, gap, lo + 1, original, edited_gap, line, added)
 
 
-def keeps_tokens(stream: TokenStream, text: str) -> bool:
-    return token_texts(tokenize(text)) == token_texts(stream)
+def keeps_tokens(stream: TokenStream, text: str, language: str = "java") -> bool:
+    """Whether edited `text` has the tokens of `stream` (and, where gaps are syntax, Python's tokens too:
+    no INDENT, DEDENT or NEWLINE made or lost)."""
+    if language == "java":
+        return token_texts(tokenize(text)) == token_texts(stream)
+    lang = get_language(language)
+    if token_texts(lang.tokenize(text)) != token_texts(stream):
+        return False
+    return lang.same_syntax is None or lang.same_syntax(stream.source, text)
 
 
-def candidates(stream: TokenStream, kind: str, rng: random.Random) -> Iterator[tuple[str, InjectedEdit]]:
+def candidates(stream: TokenStream, kind: str, rng: random.Random, language: str = "java"
+               ) -> Iterator[tuple[str, InjectedEdit]]:
     """Every token-preserving edit of `kind` (a gap between two tokens), in random order."""
     spec = EDIT_KINDS[kind]
     gaps = [i for i in range(1, len(stream)) if spec.applies(stream.gap_texts[i])]
@@ -95,14 +104,15 @@ def candidates(stream: TokenStream, kind: str, rng: random.Random) -> Iterator[t
     for i in gaps:
         edited, at = spec.edit(stream.gap_texts[i])
         new, record = apply(stream, i, kind, edited, at)
-        if keeps_tokens(stream, new):
+        if keeps_tokens(stream, new, language):
             yield new, record
 
 
 WHITESPACE = (" ", "\t", "\n")
 
 
-def any_edit(stream: TokenStream, rng: random.Random, tries: int = 50) -> tuple[str, InjectedEdit] | None:
+def any_edit(stream: TokenStream, rng: random.Random, tries: int = 50, language: str = "java"
+             ) -> tuple[str, InjectedEdit] | None:
     """The `any` mix: insert, delete or replace one whitespace character at either end of a random gap
     between two tokens. Edits that give the same text at either end get one answer: an inserted
     character is the last of its run; a character deleted from a uniform gap is answered by the gap's
@@ -128,6 +138,6 @@ def any_edit(stream: TokenStream, rng: random.Random, tries: int = 50) -> tuple[
                 continue
             edited, at = gap[:pos] + char + gap[pos + 1:], pos
         new, record = apply(stream, i, kind, edited, at)
-        if keeps_tokens(stream, new):
+        if keeps_tokens(stream, new, language):
             return new, record
     return None

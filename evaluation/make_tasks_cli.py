@@ -12,6 +12,7 @@ from formats.codrep2019 import TaskFolderError
 from formats.files import InputError, decode
 from formats.sources import iter_raw
 from parsing.java import tokenize
+from parsing.languages import LANGUAGES, get_language
 from parsing.style import SPACES, TAB, detect_indentation, majority_indentation
 from unnatural import cli
 
@@ -44,6 +45,9 @@ def parser():
     p.add_argument("--indent", choices=["auto", *INDENTS], default="auto",
                    help="the project's indentation unit, for the configuration's properties (default: the one "
                         "most of the sources' indented lines use)")
+    p.add_argument("--language", choices=sorted(LANGUAGES), default="java",
+                   help="the sources' language: the files of its suffixes are read, and each edit must keep its "
+                        "tokens (Python's: no INDENT, DEDENT or NEWLINE made or lost; default java)")
     p.add_argument("--project", help="project name recorded in truth.jsonl (default: the first SOURCE's name)")
     p.add_argument("--include", action="append", default=[], metavar="PATTERN",
                    help="only files whose path or archive member contains PATTERN; repeatable")
@@ -55,11 +59,12 @@ def parser():
     return p
 
 
-def read_sources(sources, include, min_chars, max_chars, max_bytes=None) -> tuple[list[tuple[str, str]], int]:
+def read_sources(sources, include, min_chars, max_chars, max_bytes=None, suffixes=(".java",)
+                 ) -> tuple[list[tuple[str, str]], int]:
     """(name, text) of every usable source file, and how many were skipped (each with a warning)."""
     texts, skipped = [], 0
     for src in sources:
-        for raw in iter_raw(src, max_bytes=max_bytes):
+        for raw in iter_raw(src, max_bytes=max_bytes, suffixes=suffixes):
             if include and not any(pat in raw.name for pat in include):
                 continue
             try:
@@ -85,9 +90,10 @@ def main(argv=None) -> int:
             p.error("give the task folder to write: --output DIR (or as the last argument)")
         sources, output = sources[:-1], Path(sources[-1])
     try:
-        texts, skipped = read_sources(sources, args.include, args.min_chars, args.max_chars, args.max_bytes)
+        texts, skipped = read_sources(sources, args.include, args.min_chars, args.max_chars, args.max_bytes,
+                                      get_language(args.language).suffixes)
         if not texts:
-            raise TaskFolderError("no usable Java file in " + ", ".join(sources))
+            raise TaskFolderError(f"no usable {args.language} file in " + ", ".join(sources))
         checkstyle = indent = None
         if args.checkstyle:
             indent = INDENTS.get(args.indent) or majority_indentation(
@@ -95,11 +101,11 @@ def main(argv=None) -> int:
             checkstyle = Checkstyle(config_path(args.checkstyle), properties(indent))
             checkstyle.validate()
         project = args.project or Path(sources[0].rstrip("/")).name
-        cfg = TaskConfig(args.count, args.clean, args.seed, args.edits, project, checkstyle)
+        cfg = TaskConfig(args.count, args.clean, args.seed, args.edits, project, checkstyle, args.language)
         total = min(len(texts), (args.count or len(texts)))
         with tqdm(total=total, unit="file", desc="making tasks", disable=args.quiet, file=sys.stderr) as bar:
             summary = make_tasks(texts, output, cfg, args.force, bar.update)
-    except (InputError, TaskFolderError, CheckstyleError, OSError) as e:
+    except (InputError, TaskFolderError, CheckstyleError, OSError, ValueError) as e:
         raise cli.CommandError(e) from None
     kinds = ", ".join(f"{k} {n}" for k, n in summary.kinds.most_common())
     judged = ""

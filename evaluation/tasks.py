@@ -10,6 +10,7 @@ whose edits of that kind Checkstyle flags (at most SPOTS spots tried) gives the 
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import random
 import re
@@ -21,6 +22,7 @@ from typing import Callable
 
 from formats.codrep2019 import InjectedEdit, MadeTask, write_task_folder
 from parsing.java import tokenize
+from parsing.languages import get_language
 
 from .checkstyle import Checkstyle, new_violations
 from .injection import CODREP2019_MIX, MIXES, any_edit, candidates, quotas
@@ -40,10 +42,13 @@ class TaskConfig:
     mix: str = "codrep2019"           # evaluation.injection.MIXES
     project: str | None = None        # recorded in truth.jsonl and clean.jsonl
     checkstyle: Checkstyle | None = None
+    language: str = "java"            # parsing.languages: how the files tokenize
 
     def __post_init__(self):
         if self.mix not in MIXES:
             raise ValueError(f"unknown mix of edits {self.mix!r} (known: {', '.join(MIXES)})")
+        if self.language != "java" and (self.mix == "real" or self.checkstyle is not None):
+            raise ValueError(f"{self.language}: only the codrep2019 and any mixes, without Checkstyle")
 
 
 @dataclass
@@ -79,21 +84,21 @@ def make_tasks(texts: list[tuple[str, str]], out: Path, cfg: TaskConfig = TaskCo
     count = len(pool) if cfg.count is None else cfg.count
     summary = TaskSummary(files=len(files))
     if cfg.mix == "any":
-        tasks = _any_tasks(pool, count, rng, progress)
+        tasks = _any_tasks(pool, count, rng, progress, cfg.language)
     else:
-        tasks = _mixed_tasks(pool, count, rng, cfg.checkstyle, summary, progress, cfg.mix)
+        tasks = _mixed_tasks(pool, count, rng, cfg.checkstyle, summary, progress, cfg.mix, cfg.language)
     write_task_folder(out, tasks, clean, cfg.project, force)
     summary.tasks, summary.clean = len(tasks), len(clean)
     summary.kinds = Counter(t.edit.kind for t in tasks)
     return summary
 
 
-def _any_tasks(pool, count, rng, progress) -> list[MadeTask]:
+def _any_tasks(pool, count, rng, progress, language: str = "java") -> list[MadeTask]:
     tasks = []
     for name, text in pool:
         if len(tasks) >= count:
             break
-        made = any_edit(tokenize(text), rng)
+        made = any_edit(_tokenizer(language)(text), rng, language=language)
         if progress:
             progress(1)
         if made is not None:
@@ -106,12 +111,14 @@ _MIXES = {"codrep2019": (CODREP2019_MIX, candidates), "real": (REAL_MIX, real_ca
 
 
 def _mixed_tasks(pool, count, rng, checkstyle: Checkstyle | None, summary: TaskSummary,
-                 progress, mix: str = "codrep2019") -> list[MadeTask]:
+                 progress, mix: str = "codrep2019", language: str = "java") -> list[MadeTask]:
     """Tasks whose kinds follow the mix (CodRep 2019's, or the real slips'): each file takes the next kind
     still owed; without Checkstyle its first token-preserving edit of that kind is kept, with Checkstyle the
     first flagged. In the real mix, whose kinds need what not every file has (a blank line at the end, tabs),
     a file without the kind owed takes the next kind owed that it has, which is then paid instead."""
     weights, spots_of = _MIXES[mix]
+    if language != "java":
+        spots_of = functools.partial(spots_of, language=language)
     owed = [kind for kind, n in quotas(count, weights).items() for _ in range(n)]
     rng.shuffle(owed)
     queue = deque(owed)
@@ -129,7 +136,7 @@ def _mixed_tasks(pool, count, rng, checkstyle: Checkstyle | None, summary: TaskS
                 break
         if not batch:
             break
-        for (_, _, kind), task in zip(batch, _verify(batch, rng, checkstyle, summary, spots_of)):
+        for (_, _, kind), task in zip(batch, _verify(batch, rng, checkstyle, summary, spots_of, language)):
             if task is not None and task.edit.kind != kind:
                 if task.edit.kind in queue:
                     queue.remove(task.edit.kind)
@@ -145,9 +152,10 @@ def _mixed_tasks(pool, count, rng, checkstyle: Checkstyle | None, summary: TaskS
 
 
 def _verify(batch, rng, checkstyle: Checkstyle | None, summary: TaskSummary,
-            spots_of=candidates) -> list[MadeTask | None]:
+            spots_of=candidates, language: str = "java") -> list[MadeTask | None]:
     """For each (name, text, kind) of the batch: the task kept, or None."""
-    spots = [spots_of(tokenize(text), kind, rng) for _, text, kind in batch]
+    tokenize_ = _tokenizer(language)
+    spots = [spots_of(tokenize_(text), kind, rng) for _, text, kind in batch]
     if checkstyle is None:
         firsts = [next(it, None) for it in spots]
         return [MadeTask(made[0], made[1], name) if made else None for made, (name, _, _) in zip(firsts, batch)]
@@ -186,6 +194,10 @@ def _verify(batch, rng, checkstyle: Checkstyle | None, summary: TaskSummary,
                 break
         summary.unflagged += len(open_)
     return result
+
+
+def _tokenizer(language: str):
+    return tokenize if language == "java" else get_language(language).tokenize
 
 
 def _take(iterator, n: int) -> list:

@@ -21,7 +21,8 @@ from unnatural import cli
 from .tasks import DEFAULT_MIN_CHARS, SkipRules, TaskError, eligible_lines, sample_tasks, task_records
 
 PROG = "make-fim-tasks"
-SUFFIXES = tuple(s for lang in LANGUAGES.values() for s in lang.suffixes)
+# the languages fill-in-the-middle has models for (fim.model.FIM_SCHEMES)
+SUFFIXES = tuple(s for name in ("java", "python") for s in LANGUAGES[name].suffixes)
 
 
 def parser():

@@ -285,9 +285,9 @@ def walk_files(folder: str | Path, suffixes: tuple[str, ...] = (".java",),
                 yield Path(top, name)
 
 
-def files_to_rank(path: Path) -> list[Path]:
+def files_to_rank(path: Path, suffixes: tuple[str, ...] = (".java",)) -> list[Path]:
     """The files a PATH names for ranking, absolute, in task order: a CodRep 2019 task folder's task files,
-    else a folder's *.java files (`walk_files`), or the file itself. A folder with none is an InputError
+    else a folder's files of `suffixes` (*.java; `walk_files`), or the file itself. A folder with none is an InputError
     saying so (and why it is not a task folder, when it looks like one)."""
     if path.is_dir():
         problem = codrep2019.task_folder_problem(path)
@@ -296,10 +296,10 @@ def files_to_rank(path: Path) -> list[Path]:
             if files:
                 return files
         else:
-            files = list(walk_files(path))
+            files = list(walk_files(path, suffixes))
         if not files:
             looks_like_tasks = problem is not None and codrep2019.task_files(path)
-            raise InputError(f"{path}: no .java file" + (
+            raise InputError(f"{path}: no {'/'.join(suffixes) if len(suffixes) < 3 else 'source'} file" + (
                 f"; its N.txt files are not a CodRep task folder ({problem}): name them to rank them"
                 if looks_like_tasks else " in the folder") + "; skipped")
         return sorted((Path(normalize_path(p)) for p in files), key=sort_key)

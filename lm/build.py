@@ -147,7 +147,7 @@ def _sign(output: Path, order: int, stats: CorpusStats, exclude, made: dict, t0:
         **({"missing": list(missing)} if missing else {}),
         "lmplz": made["lmplz"], "build_binary": made["build_binary"], "arpa_bytes": made["arpa_bytes"],
         "binary_bytes": made["binary_bytes"],
-        "versions": versions("tree-sitter-python") if stats.scheme == "python" else versions(),
+        "versions": _versions(stats.scheme),
         "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "seconds": {"tokenize": round(t_tok - t0, 1), "lmplz": made["seconds"]["lmplz"],
                     "total": round(time.time() - t0, 1)},
@@ -186,6 +186,12 @@ def build(cfg: BuildConfig, progress: bool = True) -> dict:
         made = binarize(arpa, out, tmp, cfg.keep_arpa,
                         {"lmplz": args, "seconds": {"lmplz": round(time.time() - t_tok, 1)}}, commit=False)
         return _sign(out, cfg.order, stats, cfg.exclude, made, t0, t_tok, missing)
+
+
+def _versions(scheme: str) -> dict[str, str]:
+    """The versions a model's signature names: the grammar of its scheme's language (Java's by default)."""
+    language = get_language(get_scheme(scheme).language)
+    return versions() if language.name == "java" else versions(language.grammar)
 
 
 def sources_bytes(sources) -> int:

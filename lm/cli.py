@@ -1,10 +1,12 @@
-"""bin/build-lm: train a KenLM n-gram model on Java corpora (on Python files with --scheme python)."""
+"""bin/build-lm: train a KenLM n-gram model on Java corpora (on Python, C or C++ files with --language, or a
+scheme of that language)."""
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
 from formats.sources import SourceError, shape_of
+from parsing.languages import LANGUAGES, get_language
 from parsing.schemes import DEFAULT_SCHEME, SCHEMES, UnknownScheme, get_scheme
 from unnatural import cli
 from unnatural.cluster import ClusterError, parse_address
@@ -26,8 +28,13 @@ def parser() -> cli.ArgumentParser:
         "once; links are followed, each real file once."))
     p.add_argument("sources", nargs="*", metavar="SOURCE", help=f"corpus sources (default: {DEFAULT_CORPUS}/)")
     p.add_argument("--order", type=int, default=6, help=f"n-gram order, 1..{MAX_ORDER} (default 6)")
-    p.add_argument("--scheme", default=DEFAULT_SCHEME,
-                   help=f"token scheme: {', '.join(SCHEMES)} (default {DEFAULT_SCHEME})")
+    p.add_argument("--scheme", default=None,
+                   help=f"token scheme: {', '.join(SCHEMES)} (default {DEFAULT_SCHEME}; with --language, that "
+                        "language's default scheme)")
+    p.add_argument("--language", choices=sorted(LANGUAGES), default=None,
+                   help="the language of the corpus (its files' suffixes, its default scheme: "
+                        + ", ".join(f"{n} {lang.scheme}" for n, lang in LANGUAGES.items()) + "; default: the "
+                        "scheme's language)")
     cli.add_output(p, "model path (default .models/<sources>-<scheme>-o<order>.bin)")
     p.add_argument("--exclude", action="append", default=[], metavar="PATTERN",
                    help="skip files whose path or archive member matches (glob or substring); repeatable")
@@ -63,7 +70,12 @@ def held_out(sources: list[str], default_corpus: Path, keep: bool = False) -> tu
 
 @cli.command(COMMAND)
 def main(argv=None) -> int:
-    args = parser().parse_args(argv)
+    p = parser()
+    args = p.parse_args(argv)
+    if args.scheme is None:
+        args.scheme = get_language(args.language).scheme if args.language else DEFAULT_SCHEME
+    elif args.language and args.scheme in SCHEMES and get_scheme(args.scheme).language != args.language:
+        p.error(f"--scheme {args.scheme} reads {get_scheme(args.scheme).language}, not {args.language}")
     default_corpus = cli.repo_path(DEFAULT_CORPUS)
     sources = args.sources or [str(default_corpus)]
     try:

@@ -26,6 +26,14 @@ def grammar_language(package: str) -> Callable[[], object]:
     return module.language
 
 
+def lazy_language(package: str) -> Callable[[], object]:
+    """`grammar_language(package)`, loaded when first called: a language module registered beside Java's
+    costs no start-up until one of its files is read."""
+    def language():
+        return grammar_language(package)()
+    return language
+
+
 class Grammar:
     def __init__(self, language: Callable[[], object], whole: frozenset[str]):
         self._capsule = language     # e.g. tree_sitter_java.language
@@ -101,3 +109,34 @@ class _KindNames(dict):
     def __missing__(self, kind: int) -> str:
         name = self[kind] = self._walker.name(kind)
         return name
+
+
+def same_tokens_with(grammar: Grammar, tokenize, text: str, start: int, end: int, replacement: str,
+                     tokens: list[str] | None = None, crs_as_lf: bool = True) -> bool:
+    """Whether `text` with its characters [start, end) replaced by `replacement` splits into the same token
+    texts as `text` (whose `tokens` may be given), for a language read with `grammar` and `tokenize`: told
+    from the leaves, the edited text parsed incrementally from the original's tree, unless either text has
+    more than leaves and ASCII whitespace: then tokenized. `crs_as_lf`: the tokenizer parses every CR as LF
+    (parsing.java.tokenize), and so is the comparison."""
+    edited = text[:start] + replacement + text[end:]
+    data = text.encode("utf-8")
+    if len(data) == len(text):   # bytes are characters
+        b_start, b_end = start, end
+    else:
+        b_start = len(text[:start].encode("utf-8"))
+        b_end = b_start + len(text[start:end].encode("utf-8"))
+    b_new = b_start + len(replacement.encode("utf-8"))
+    edited_data = edited.encode("utf-8")
+    # parsed as tokenize parses them: every CR as LF; the leaves are then compared as LF too, which cannot tell
+    # a CR the edit takes out or puts in (inside a token, `/* a\r b */` against `/* a\n b */`): such an edit is
+    # told by tokenizing both
+    crs = b"\r" in data or b"\r" in edited_data
+    if crs and (not crs_as_lf or "\r" in text[start:end] or "\r" in replacement):
+        same = None
+    else:
+        if crs:
+            data, edited_data = data.replace(b"\r", b"\n"), edited_data.replace(b"\r", b"\n")
+        same = grammar.walker[0].same_leaves(data, edited_data, b_start, b_end, b_new)
+    if same is not None:
+        return same
+    return tokenize(edited).token_texts() == (tokens if tokens is not None else tokenize(text).token_texts())

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 
-from .grammar import Grammar, grammar_language
+from .grammar import Grammar, grammar_language, same_tokens_with
+from .language import Language
 from .offsets import ASCII, BOM, byte_to_char
 from .tokens import TokenStream
 
@@ -55,28 +56,7 @@ def same_tokens(text: str, start: int, end: int, replacement: str, tokens: list[
     texts as `text` (whose `tokens` may be given). Told from the leaves, the edited text parsed incrementally
     from the original's tree (kept for the next edit of the same text: a file's findings cost one parse and
     a few small reparses), unless either text has more than leaves and ASCII whitespace: then tokenized."""
-    edited = text[:start] + replacement + text[end:]
-    data = text.encode("utf-8")
-    if len(data) == len(text):   # bytes are characters
-        b_start, b_end = start, end
-    else:
-        b_start = len(text[:start].encode("utf-8"))
-        b_end = b_start + len(text[start:end].encode("utf-8"))
-    b_new = b_start + len(replacement.encode("utf-8"))
-    edited_data = edited.encode("utf-8")
-    # parsed as tokenize parses them: every CR as LF; the leaves are then compared as LF too, which cannot tell
-    # a CR the edit takes out or puts in (inside a token, `/* a\r b */` against `/* a\n b */`): such an edit is
-    # told by tokenizing both
-    crs = b"\r" in data or b"\r" in edited_data
-    if crs and ("\r" in text[start:end] or "\r" in replacement):
-        same = None
-    else:
-        if crs:
-            data, edited_data = data.replace(b"\r", b"\n"), edited_data.replace(b"\r", b"\n")
-        same = GRAMMAR.walker[0].same_leaves(data, edited_data, b_start, b_end, b_new)
-    if same is not None:
-        return same
-    return tokenize(edited).token_texts() == (tokens if tokens is not None else tokenize(text).token_texts())
+    return same_tokens_with(GRAMMAR, tokenize, text, start, end, replacement, tokens)
 
 
 def stream_of_leaves(text: str, data: bytes, kinds: list[str], starts: list[int], ends: list[int]) -> TokenStream:
@@ -122,3 +102,13 @@ def _skipped(text, lo, hi, out_k, out_s, out_e):
         out_k.append("bom" if text[s:e] == BOM else "error")
         out_s.append(s)
         out_e.append(e)
+
+
+LANGUAGE = Language(
+    "java", (".java",), "parsing.java", "tree-sitter-java", frozenset({"line_comment", "block_comment"}),
+    scheme="kind-units", default_model=".models/default-kind-units-o6.bin",
+    default_corpus="the JDK 17 sources (Debian's openjdk-17-source, its lib/src.zip; corpora/)",
+    line_comment="//", block_comment=("/*", "*/"),
+    format_off=("@formatter:off", "spotless:off", "CHECKSTYLE:OFF"),
+    format_on=("@formatter:on", "spotless:on", "CHECKSTYLE:ON"),
+    suppress=("// unnatural: ignore",))

@@ -36,17 +36,24 @@ def token_symbol(kind: str, text: str) -> str:
     return sym if sym is not None else safe_symbol(text, kind.upper())
 
 
+def kind_symbol(kind: str, text: str) -> str:
+    """`token_symbol` with identifiers abstracted to ID (the `python-kind` scheme: whitespace is told by the
+    kinds around it, not by the names)."""
+    return "ID" if kind == "identifier" else token_symbol(kind, text)
+
+
 class PythonLayout:
     """The indentation stack and bracket depth, fed gap and token by gap and token (the scheme's walk, and
     the fill-in-the-middle scorer that joins lines lexed one by one)."""
-    __slots__ = ("stack", "depth")
+    __slots__ = ("stack", "depth", "continuation")
 
-    def __init__(self, stack: tuple[str, ...] = ("",), depth: int = 0):
+    def __init__(self, stack: tuple[str, ...] = ("",), depth: int = 0, continuation: str = "c"):
         self.stack = list(stack)
         self.depth = depth
+        self.continuation = continuation   # the letter of a continuation line's newlines ('n': as Java's)
 
     def copy(self) -> "PythonLayout":
-        return PythonLayout(tuple(self.stack), self.depth)
+        return PythonLayout(tuple(self.stack), self.depth, self.continuation)
 
     @property
     def indent(self) -> str:
@@ -58,7 +65,7 @@ class PythonLayout:
             return GAP_MARK + run_code(gap)
         top = self.stack[-1]
         if self.depth > 0:   # a continuation line: characters relative to the logical line, as Java's
-            return gap_symbol(gap, top).replace("n", "c", 1)   # (the first 'n' is the newline count's)
+            return gap_symbol(gap, top).replace("n", self.continuation, 1)   # (the first 'n': the newline count's)
         head, newlines, flags, last = newline_parts(gap)
         if last == top:
             shape = "="
@@ -84,9 +91,16 @@ class PythonLayout:
             self.depth -= 1
 
 
-def walk(stream: TokenStream, token_symbol=token_symbol) -> tuple[list[str], list[str]]:
+def kind_walk(stream: TokenStream, token_symbol=kind_symbol) -> tuple[list[str], list[str]]:
+    """`walk` for the python-kind scheme: a continuation line's gap is written as the ranker's repairs write
+    it (parsing.symbols.gap_symbol against the logical line's indentation, `n`), so that a line joined or
+    broken inside brackets is repaired in the model's own symbols."""
+    return walk(stream, token_symbol, "n")
+
+
+def walk(stream: TokenStream, token_symbol=token_symbol, continuation: str = "c") -> tuple[list[str], list[str]]:
     """(symbols, indentation of the logical line each gap starts in): gap, token, gap, ... gap."""
-    layout = PythonLayout()
+    layout = PythonLayout(continuation=continuation)
     gaps = stream.gap_texts
     src = stream.source
     out, indents = [], []

@@ -161,7 +161,17 @@ def get_scheme(name: str) -> Scheme:
         raise UnknownScheme(f"unknown token scheme '{name}' (known: {', '.join(sorted(SCHEMES))})") from None
 
 
-# Python's scheme (its layout of indentation blocks) lives in its own module, on the same gap symbols
-from . import python_scheme as _python  # noqa: E402
-SCHEMES["python"] = Scheme("python", "Python: identifier text kept, literals abstracted, indentation in "
-                           "blocks", _python.token_symbol, language="python", walker=_python.walk)
+# The schemes of the other languages, each defined by its language module (parsing.languages): Python's (its
+# layout of indentation blocks, parsing.python_scheme), C's and C++'s (in units, as kind-units), on the same
+# gap symbols
+from .languages import LANGUAGES as _LANGUAGES  # noqa: E402
+for _language in _LANGUAGES.values():
+    for _name, _description, _symbol, _walker in _language.own_schemes:
+        SCHEMES[_name] = Scheme(_name, _description, _symbol, "width" if _walker is not None else "units",
+                                _language.name, _walker)
+
+
+def scheme_of_language(name: str) -> Scheme:
+    """The default scheme of a language's models."""
+    from .languages import get_language
+    return get_scheme(get_language(name).scheme)

@@ -178,3 +178,58 @@ def first_continuations(tokens, gap_texts) -> list[tuple[int, int]]:
             out.append((g, columns(text[at + 1:]) - columns(before[before.rfind("\n") + 1:])))
         line_start = g
     return out
+
+
+_OPEN, _CLOSE = frozenset({"(", "["}), frozenset({")", "]"})
+
+
+def continuation_siblings(tokens, gap_texts) -> tuple[list[tuple[int, int, int]], list[tuple[int, int, int]]]:
+    """The lines that continue a statement inside a bracket (or none), each against the line before it there:
+    (gap, previous sibling's gap, its columns minus the sibling's) of each line with an earlier line of the
+    same statement in the same bracket (the next argument of a call broken one per line, the next `.call()`
+    of a chain), and (gap, the gap of the line the bracket opened on, its columns minus that line's) of each
+    first line in a bracket opened at the end of a line (`foo(` then the arguments). A formatter indents
+    siblings alike, and a bracket's first line a fixed step deeper. Lines starting with a closing bracket and
+    the statements of a block inside a statement (a lambda's) are left out."""
+    siblings, firsts = [], []
+    brackets: list[list[tuple[int, int]]] = [[]]   # per '{' frame, the open '(' / '[': (token, its line's gap)
+    last: list[dict] = [{}]              # per frame, (statement start, innermost bracket) -> its last line's gap
+    statement = [0]                      # per frame, the first token of its current statement
+    line = 0                             # the gap of the line the loop is on
+    for g, tok in enumerate(tokens):
+        text = gap_texts[g]
+        at = text.rfind("\n") if g else -1
+        if at >= 0:
+            if tok not in _CLOSE and tok != "}" and tokens[g - 1] not in STATEMENT_ENDS:
+                inner = brackets[-1][-1] if brackets[-1] else (-1, -1)
+                key = (statement[-1], inner[0])
+                prev = last[-1].get(key)
+                width = columns(text[at + 1:])
+                if prev is not None:
+                    siblings.append((g, prev, width - _indent_columns(gap_texts[prev])))
+                elif inner[0] == g - 1:   # the bracket ends the line before
+                    firsts.append((g, inner[1], width - _indent_columns(gap_texts[inner[1]])))
+                last[-1][key] = g
+            line = g
+        if tok in _OPEN:
+            brackets[-1].append((g, line))
+        elif tok in _CLOSE:
+            if brackets[-1]:
+                brackets[-1].pop()
+        elif tok == "{":
+            brackets.append([])
+            last.append({})
+            statement.append(g + 1)
+        elif tok == "}":
+            if len(brackets) > 1:
+                brackets.pop()
+                last.pop()
+                statement.pop()
+            statement[-1] = g + 1
+        elif tok == ";" and not brackets[-1]:
+            statement[-1] = g + 1
+    return siblings, firsts
+
+
+def _indent_columns(gap: str) -> int:
+    return columns(gap[gap.rfind("\n") + 1:]) if "\n" in gap else 0

@@ -127,18 +127,29 @@ def continuation_triple(offset: int) -> tuple[str, str, str]:
     return ("|", f"·cont{offset:+d}", "|")
 
 
+def sibling_triple(diff: int, first: bool = False) -> tuple[str, str, str]:
+    """The key, as a triple no gap has, of a continuation line `diff` columns from its sibling, or (`first`) of
+    a bracket's first line `diff` columns from the line the bracket opened on (parsing/style.py's
+    continuation_siblings)."""
+    return ("|", f"·{'kid' if first else 'sib'}{diff:+d}", "|")
+
+
 def learned_narrow(ids: np.ndarray, gap_texts) -> tuple[np.ndarray, np.ndarray]:
     """A file's narrow keys and their counts (sorted, unique; int64), with its INDENT_LINES counts and a count
     per offset of its first continuation lines (continuation_triple): what bin/check weighs a finding with,
     learned alike for a folder (ranker/folder.py) and a work tree (check/repostyle.py)."""
-    from parsing.style import first_continuations
+    from parsing.style import continuation_siblings, first_continuations
     keys, counts = np.unique(narrow_keys(ids), return_counts=True)
     names = symbol_names()
-    offsets = [off for _, off in first_continuations([names[i] for i in np.asarray(ids)[1::2].tolist()], gap_texts)]
-    extra = narrow_keys_of([*INDENT_LINES, *(continuation_triple(off) for off in offsets)])
+    tokens = [names[i] for i in np.asarray(ids)[1::2].tolist()]
+    offsets = [off for _, off in first_continuations(tokens, gap_texts)]
+    siblings, firsts = continuation_siblings(tokens, gap_texts)
+    extra = narrow_keys_of([*INDENT_LINES, *map(continuation_triple, offsets),
+                            *(sibling_triple(d) for _, _, d in siblings),
+                            *(sibling_triple(d, True) for _, _, d in firsts)])
     keys = np.concatenate([keys.astype(np.int64), extra])
     counts = np.concatenate([counts.astype(np.int64), np.asarray(indent_lines(gap_texts), np.int64),
-                             np.ones(len(offsets), np.int64)])
+                             np.ones(len(offsets) + len(siblings) + len(firsts), np.int64)])
     order = np.argsort(keys, kind="stable")
     keys, counts = keys[order], counts[order]
     distinct, first = np.unique(keys, return_index=True)

@@ -20,6 +20,7 @@ from formats.files import InputError, read_source
 from formats.sources import files_to_rank
 from lm.kenlm_tools import KenlmError
 from lm.model import LanguageModel, ModelError
+from parsing.languages import LANGUAGES, all_suffixes, get_language, header_language, language_of
 from parsing.schemes import DEFAULT_SCHEME, UnknownScheme, get_scheme
 from unnatural import cli
 from unnatural.signature import signature
@@ -75,7 +76,10 @@ FIRST_BATCH_CHARS = 4 * 1024   # the first batches grow from this, so that the f
 def parser() -> cli.ArgumentParser:
     p = cli.parser(COMMAND, __doc__.strip())
     p.add_argument("paths", nargs="+", metavar="PATH", help="task folders (their *.txt but out.txt), "
-                   "folders of *.java, or files")
+                   "folders of source files (*.java, *.py, *.c, *.h, *.cpp, ...), or files")
+    p.add_argument("--language", choices=sorted(LANGUAGES), default=None,
+                   help="read every file as this language (default: by its suffix, a .h as C++ when C++ "
+                        "sources are given too, else as C; a task file N.txt as Java)")
     cli.add_model(p, DEFAULT_MODEL, "KenLM model built by bin/build-lm; the default is built from corpora/ "
                   "on first use")
     p.add_argument("--project-model", type=Path, default=None,
@@ -222,28 +226,105 @@ def main(argv=None) -> int:
         p.error(f"--adapt {args.adapt} learns its project models here; it cannot rank with --cluster")
     weight = args.project_weight if args.project_weight is not None else (
         LEARNED_WEIGHT if learns_project else PROJECT_WEIGHT)
-    try:   # what is fatal first: then every input is checked against a model that works
-        cfg = RankConfig(str(ensure_default_model(args.model)),
-                         str(args.project_model) if args.project_model else None, weight,
-                         args.adapt, args.top, args.explain, args.json, args.max_bytes, args.edits)
-        if args.cluster:   # the workers load the model
-            lm = LanguageModel(cfg.model)
-            get_scheme(lm.scheme)
-        else:
-            scorer, lm = load(cfg)
-    except (FileNotFoundError, UnknownScheme, ModelError, ValueError, OSError) as e:
-        raise cli.CommandError(e) from None
-    for model in filter(None, (lm, scorer.project if not args.cluster else None)):
-        if model.scheme_inferred:
-            cli.warning(COMMAND, f"{model.path}: no signature beside it; its vocabulary says scheme '{model.scheme}'")
+    explicit = args.model != cli.repo_path(DEFAULT_MODEL)
+    if explicit:   # what is fatal first: a model given that does not load
+        try:
+            get_scheme(LanguageModel(args.model).scheme)
+        except (FileNotFoundError, UnknownScheme, ModelError, ValueError, OSError) as e:
+            raise cli.CommandError(e) from None
     status = cli.EXIT_OK
     files: list[str] = []
     for path in args.paths:
         try:
-            files.extend(str(f) for f in files_to_rank(Path(path)))
-        except InputError as e:   # a missing path, a folder without Java files: skipped, and said
+            files.extend(str(f) for f in files_to_rank(Path(path), all_suffixes()))
+        except InputError as e:   # a missing path, a folder without source files: skipped, and said
             cli.warning(COMMAND, e)
             status = cli.EXIT_FINDINGS
+    groups = language_groups(files, args.language)
+    plans = []   # (files, the model's config) per language, fatal errors first
+    try:   # what is fatal first: then every input is checked against a model that works
+        for language, mine in groups.items():
+            model = args.model if explicit and (len(groups) == 1 or _model_language(args.model) == language) \
+                else default_model(language)
+            cfg = RankConfig(str(ensure_default_model(model)),
+                             str(args.project_model) if args.project_model else None, weight,
+                             args.adapt, args.top, args.explain, args.json, args.max_bytes, args.edits)
+            plans.append((mine, cfg, *_loaded(cfg, args.cluster)))
+    except (FileNotFoundError, UnknownScheme, ModelError, ValueError, OSError) as e:
+        raise cli.CommandError(e) from None
+    if not plans:   # nothing to rank: the model is still checked, as it always was
+        try:
+            cfg = RankConfig(str(ensure_default_model(args.model)), None, weight, args.adapt, args.top,
+                             args.explain, args.json, args.max_bytes, args.edits)
+            _loaded(cfg, args.cluster)
+        except (FileNotFoundError, UnknownScheme, ModelError, ValueError, OSError) as e:
+            raise cli.CommandError(e) from None
+    order = {f: k for k, f in enumerate(files)}
+    held: list[tuple[int, str | None, str | None]] = []   # several languages: lines put back in input order
+    for mine, cfg, scorer, lm in plans:
+        code, lines = _rank_files(args, mine, cfg, scorer, lm, stream=len(plans) == 1)
+        status = max(status, code)
+        held.extend((order[f], line, note) for f, (line, note) in zip(mine, lines))
+    out = sys.stdout
+    try:
+        for _, line, note in sorted(held, key=lambda x: x[0]):
+            if note:
+                cli.warning(COMMAND, note)
+            if line is None:
+                status = cli.EXIT_FINDINGS
+            if line:
+                out.write(line)
+                out.write("\n")
+        out.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), out.fileno())
+    return status
+
+
+def language_groups(files: list[str], forced: str | None = None) -> dict[str, list[str]]:
+    """The files by language, each in input order: `forced` for all, else by suffix (a `.h` is C++ when a C++
+    source is among `files`), a file of no known suffix (a CodRep task N.txt) Java."""
+    cpp = header_language(files)
+    out: dict[str, list[str]] = {}
+    for f in files:
+        language = forced or getattr(language_of(f, cpp), "name", "java")
+        out.setdefault(language, []).append(f)
+    return out
+
+
+def default_model(language: str) -> Path:
+    """A language's default model (Java's is built from corpora/ on first use: ensure_default_model)."""
+    path = cli.repo_path(get_language(language).default_model)
+    if language != "java" and not path.exists():
+        raise FileNotFoundError(f"no default {language} model ({path}): build it with 'make models' (or "
+                                f"bin/build-lm --language {language} SOURCE...), or give --model")
+    return path
+
+
+def _model_language(model: Path) -> str | None:
+    try:
+        return get_scheme(LanguageModel(model).scheme).language
+    except (ModelError, UnknownScheme, OSError, ValueError):
+        return None
+
+
+def _loaded(cfg: RankConfig, cluster) -> tuple:
+    """(scorer or None with --cluster, its model): the model loaded, or checked when the workers load it."""
+    if cluster:
+        lm = LanguageModel(cfg.model)
+        get_scheme(lm.scheme)
+        return None, lm
+    scorer, lm = load(cfg)
+    return scorer, lm
+
+
+def _rank_files(args, files: list[str], cfg: RankConfig, scorer, lm, stream: bool):
+    """Rank `files` (of one language) with `cfg`'s model: (exit status, the (line, note) of each file); with
+    `stream`, the lines are written as they come, and the list returned is empty."""
+    status = cli.EXIT_OK
+    for model in filter(None, (lm, scorer.project if scorer is not None else None)):
+        if model.scheme_inferred:
+            cli.warning(COMMAND, f"{model.path}: no signature beside it; its vocabulary says scheme '{model.scheme}'")
     scheme = get_scheme(lm.scheme)
     if args.cluster:   # the folder's counts go to the workers; each loads the model itself
         learned = learn(files, lm, cfg.learning(), max_bytes=cfg.max_bytes)
@@ -267,6 +348,12 @@ def main(argv=None) -> int:
             from unnatural.parallel import ordered_map
             # forked after loading: the workers share the model's pages
             results = _flat(ordered_map(_rank_batch, _batches(files, args.workers), args.workers, parent=True))
+    if not stream:
+        try:
+            return status, list(results)
+        finally:
+            if hasattr(results, "close"):
+                results.close()
     try:
         for line, note in results:
             if note:
@@ -282,7 +369,7 @@ def main(argv=None) -> int:
     finally:
         if hasattr(results, "close"):
             results.close()   # stops the workers if we stopped early
-    return status
+    return status, []
 
 
 if __name__ == "__main__":

@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from functools import cache
 
 from lm._native import rescoring
-from parsing.java import BOM, same_tokens, tokenize
+from parsing.java import BOM, same_tokens
+from parsing.languages import get_language
+from parsing.offsets import has_line_break, last_line
 from parsing.schemes import Scheme
 
 from ._native import FileRanker, StyleCache, all_offsets, format_ranking
@@ -57,6 +59,7 @@ class RankedFile:
     gap_starts: array            # every gap's 0-based start (int64)
     repaired_texts: list[str]    # every planned repair's text (the plans' rows)
     complete: bool = True
+    language: str = "java"       # parsing.languages: whose tokens a finding's repair must keep
 
     @property
     def observed(self) -> list[str]:
@@ -88,10 +91,11 @@ class RankedFile:
         ranking is not complete and ran out: `top_candidates` ranks further then.)"""
         out: list[Candidate] = []
         start = 0
+        same = same_tokens if self.language == "java" else get_language(self.language).same_tokens
         while len(out) < top and start < len(self.candidates):
             for c in self.best(top, start):
                 lo = self.gap_starts[c.gap]
-                if same_tokens(text, lo, lo + len(c.observed), c.repaired):
+                if same(text, lo, lo + len(c.observed), c.repaired):
                     out.append(c)
                     if len(out) == top:
                         break
@@ -105,7 +109,7 @@ class RankedFile:
             return array(a.typecode, [x + 1 for x in a])
         return RankedFile(self.path, self.length + 1, shifted(self.candidates), self.scores, shifted(self.gaps),
                           self.rows, ("", *self.gap_texts), array("q", [0]) + shifted(self.gap_starts),
-                          self.repaired_texts, self.complete)
+                          self.repaired_texts, self.complete, self.language)
 
     def line(self, top: int | None = None) -> str:
         """The CodRep 2019 prediction line: '<path> <offset> <offset> ...'."""
@@ -130,6 +134,12 @@ class Style:
                                   # it does not parse it again (ignored when the text is not the same)
 
 
+def keeps_layout(gap: str, repaired: str) -> bool:
+    """Whether a repair of a gap that is syntax (a logical line break, parsing.python.syntax_gaps) keeps it:
+    still a line break, to the same indentation (blank lines and trailing whitespace are not syntax)."""
+    return has_line_break(repaired) == has_line_break(gap) and last_line(repaired) == last_line(gap)
+
+
 def joinable_gaps(stream) -> array:
     """Per gap: whether the tokens around it would still be the same tokens with nothing between them
     (the ends of the file always are)."""
@@ -141,11 +151,15 @@ def joinable_gaps(stream) -> array:
     return out
 
 
-def after_line_comment(stream) -> array:
+def after_line_comment(stream, language=None) -> array:
     """Per gap: whether a line comment ends just before it (the gap must start with a line break, or
-    what follows joins the comment)."""
+    what follows joins the comment). `language`: the stream's (parsing.languages), None for Java."""
     out = array("B", [0])
-    out.extend([kind == "line_comment" for kind in stream.kinds])
+    if language is None or language.name == "java":
+        out.extend([kind == "line_comment" for kind in stream.kinds])
+    else:   # a language whose one comment kind is both: told by its text
+        comments, mark = language.comment_kinds, language.line_comment or "\0"
+        out.extend([kind in comments and text.startswith(mark) for kind, text in zip(stream.kinds, stream.texts)])
     return out
 
 
@@ -189,11 +203,12 @@ def rank_text(scorer: Scorer, scheme: Scheme, text: str, path: str = "", adapt: 
         return RankedFile(path, 0, none, array("d"), none, none, ("",), array("q", [0]), [], True)
     if walked is UNWALKED:
         walked = walk_text(scheme, text, style)
+    syntax = None   # per gap: syntax that no repair may change (Python's logical line breaks), or None
     if walked is not None:
         native, gap_texts, gap_starts, gaps, ids = _walked_columns(scorer, walked, adapt)
         del walked
     else:
-        native, gap_texts, gap_starts, gaps, ids = _python_columns(scorer, scheme, text, adapt)
+        native, gap_texts, gap_starts, gaps, ids, syntax = _python_columns(scorer, scheme, text, adapt)
     if callable(least):
         least = least(len(gap_texts))
     ranker = _file_ranker(scorer, scheme, gaps, ids, n, adapt, style, alpha, top, least)
@@ -201,7 +216,12 @@ def rank_text(scorer: Scorer, scheme: Scheme, text: str, path: str = "", adapt: 
     ranker.rank(rescoring, scorer.native, native, chunk_rows)
     del native   # the symbols' scores and KenLM states: the kept offsets are sorted in their memory
     offsets, gains, gaps, rows, complete = ranker.finish()
-    return RankedFile(path, n, offsets, gains, gaps, rows, gap_texts, gap_starts, scorer.plans.repaired, complete)
+    if syntax is not None and any(syntax[g] for g in gaps):   # their offsets go last, in order (all_offsets)
+        keep = [k for k, (g, r) in enumerate(zip(gaps, rows))
+                if not syntax[g] or keeps_layout(gap_texts[g], scorer.plans.repaired[r])]
+        offsets, gains, gaps, rows = (array(a.typecode, [a[k] for k in keep]) for a in (offsets, gains, gaps, rows))
+    return RankedFile(path, n, offsets, gains, gaps, rows, gap_texts, gap_starts, scorer.plans.repaired, complete,
+                      scheme.language)
 
 
 def top_candidates(scorer: Scorer, scheme: Scheme, text: str, path: str, top: int, adapt: bool = True,
@@ -274,8 +294,11 @@ def _walked_columns(scorer: Scorer, walked: Walked, adapt: bool) -> tuple:
 
 
 def _python_columns(scorer: Scorer, scheme: Scheme, text: str, adapt: bool) -> tuple:
-    """The same, tokenized and walked in Python (the reference; the other schemes)."""
-    stream = tokenize(text)
+    """The same, tokenized and walked in Python (the reference; the other schemes), and which gaps are syntax
+    (None: none is)."""
+    stream = scheme.tokenize(text)
+    language = get_language(scheme.language)
+    syntax = language.syntax_gap(stream) if language.syntax_gap is not None else None
     scored = score_stream(scorer, scheme, stream)
     gap_starts = array("q", [0])
     gap_starts.extend(stream.ends)
@@ -284,16 +307,16 @@ def _python_columns(scorer: Scorer, scheme: Scheme, text: str, adapt: bool) -> t
         ids.pop()   # '</s>'
     # the tokens and symbols: a large file's memory is mostly theirs, as Python objects per token (a 5 MB
     # file: about 150 MB), and the ranker needs only the columns made of them
-    return scored.native, stream.gap_texts, gap_starts, _gap_columns(scorer, scored, gap_starts), ids
+    return scored.native, stream.gap_texts, gap_starts, _gap_columns(scorer, scored, gap_starts, language), ids, syntax
 
 
-def _gap_columns(scorer: Scorer, scored: ScoredStream, lo: array) -> tuple:
+def _gap_columns(scorer: Scorer, scored: ScoredStream, lo: array, language=None) -> tuple:
     """The file's gaps as the compiled ranker takes them: their plans, spans [lo, hi) (`lo`: their starts),
     which repairs keep the tokens, their next newline gaps and their observed symbols' scores."""
     stream = scored.stream
     hi = array("q", stream.starts)
     hi.append(len(stream.source))
-    return (_plans(scorer, scored), lo, hi, joinable_gaps(stream), after_line_comment(stream),
+    return (_plans(scorer, scored), lo, hi, joinable_gaps(stream), after_line_comment(stream, language),
             array("q", scored.next_newline_gap), scored.scores[0:-1:2])
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from array import array
 
-from parsing.java import tokenize
 from parsing.schemes import Scheme
 from parsing.units import UNKNOWN, Walked, covers, interned, walk_units as _walk_units
 
@@ -52,7 +51,7 @@ class StyleWalk:
             common = interned()
             self.ids, self.unit, self.parsed = style_ids(self._walked), common.unit(self._walked), self._walked.parsed
         else:
-            stream = tokenize(text)
+            stream = scheme.tokenize(text)
             self._symbols, self._indents, self.unit = scheme.walk(stream)
             self._gap_texts = stream.gap_texts
             self.ids, self.parsed = symbol_ids(self._symbols), None

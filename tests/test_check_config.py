@@ -129,8 +129,9 @@ def test_an_unreadable_file_is_a_warning_and_exit_1_in_every_command(repo):
     # a CI gate on findings alone
     gate = run("check", root, *opts, "--skip-bad-files", "src")
     assert gate.returncode == 0 and "check: warning: src/Nul.java" in gate.stderr
+    # a PATH that does not exist is a mistake of the command line, not a file to skip: exit 2 even so
     missing = run("check", root, *opts, "--skip-bad-files", "src", "nowhere")
-    assert missing.returncode == 0 and "check: warning: nowhere: no such file or folder" in missing.stderr
+    assert missing.returncode == 2 and "check: error: nowhere: no such file or folder" in missing.stderr
 
 
 def test_findings_are_exit_1_with_skip_bad_files_too_and_exclude_removes_them(repo):

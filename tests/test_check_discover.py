@@ -52,6 +52,14 @@ def test_a_missing_path_is_one_error_and_the_rest_is_checked(tmp_path):
         ["A.java"], [("error", "gone/X.java: no such file or folder"), ("error", "missing: no such file or folder")])
 
 
+def test_a_folder_with_no_java_file_says_so(tmp_path):
+    write(tmp_path, "docs/notes.txt", "src/A.java")
+    (tmp_path / "empty").mkdir()
+    assert check(["docs", "empty", "src"], tmp_path) == (
+        ["src/A.java"], [("warning", "docs: no .java file in the folder; skipped"),
+                         ("warning", "empty: no .java file in the folder; skipped")])
+
+
 def test_each_file_once(tmp_path):
     write(tmp_path, "p/A.java", "p/q/B.java")
     os.link(tmp_path / "p/A.java", tmp_path / "p/Hard.java")
@@ -171,7 +179,7 @@ def test_a_folder_that_cannot_be_listed_is_one_line_and_the_rest_is_checked(tmp_
     (tmp_path / "p/locked").chmod(0)
     try:
         assert unprivileged("test_check_discover:listed", ["p"], str(tmp_path)) == (
-            ["p/A.java", "p/z/Z.java"], [("error", "p/locked: cannot list (Permission denied); skipped")])
+            ["p/A.java", "p/z/Z.java"], [("warning", "p/locked: cannot list (Permission denied); skipped")])
     finally:
         (tmp_path / "p/locked").chmod(0o755)
 

@@ -2,7 +2,9 @@
 on a temporary git repository of 200 Java files configured as the README says, pre-commit installs the package
 into its own environment (language: python), a staged one-line slip stops the commit, goes through when
 .unnatural.toml ignores its rule or a `// unnatural: ignore[tab]` comment silences its line, and a clean change
-goes through, with no UNNATURAL_* environment variable. Also bin/_run in a checkout that was not set up."""
+goes through, with no UNNATURAL_* environment variable; on a copy of a real commit of the commit-time set that
+made a slip, the hook stops that commit and passes a clean edit of a file that holds old anomalies. Also
+bin/_run in a checkout that was not set up."""
 import os
 import shutil
 import subprocess
@@ -30,6 +32,28 @@ def environment(tmp_path, home=ROOT) -> dict:
     if home is not None:
         env["UNNATURAL_HOME"] = str(home)
     return env
+
+
+def pre_commit_home(tmp_path):
+    """Where pre-commit keeps the hook's environment (built once per commit of this repository):
+    .cache/pre-commit when the checkout has a .cache folder, else a temporary one (built each time)."""
+    cache = ROOT / ".cache"
+    return cache / "pre-commit" if cache.is_dir() else tmp_path / "pre-commit-home"
+
+
+def hooked_repository(repo, env, rev, install=True) -> None:
+    """`repo` configured with this repository's hook at `rev`, as the README says, and `pre-commit install`ed."""
+    (repo / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - {{repo: {ROOT}, rev: {rev}, hooks: [{{id: unnatural-check}}]}}\n")
+    if install:
+        assert pre_commit(repo, env, "install").returncode == 0
+
+
+def committed_hooks(rev) -> None:
+    """Skip unless `rev`'s .pre-commit-hooks.yaml is the one the tests mean (commit it first)."""
+    for needed in ("language: python", "entry: unnatural check --staged"):
+        if subprocess.run(["git", "grep", "-q", needed, rev, "--", ".pre-commit-hooks.yaml"], cwd=ROOT).returncode:
+            pytest.skip(f"HEAD's .pre-commit-hooks.yaml has no '{needed}' yet (commit it)")
 
 
 def pre_commit(repo, env, *args):
@@ -65,18 +89,14 @@ def test_the_hook_stops_a_slip_and_passes_a_clean_change_in_a_200_file_repositor
     checkout's HEAD: commit .pre-commit-hooks.yaml first), `pre-commit install`, then `git commit`. pre-commit's
     environments are kept in .cache/pre-commit (built once per commit of this repository)."""
     rev = git(ROOT, "rev-parse", "HEAD").strip()
-    if subprocess.run(["git", "grep", "-q", "language: python", rev, "--", ".pre-commit-hooks.yaml"],
-                      cwd=ROOT).returncode:
-        pytest.skip("HEAD's .pre-commit-hooks.yaml does not install the package yet (commit it)")
+    committed_hooks(rev)
     env = environment(tmp_path, home=None)
-    env["PRE_COMMIT_HOME"] = str(ROOT / ".cache" / "pre-commit")
+    env["PRE_COMMIT_HOME"] = str(pre_commit_home(tmp_path))
     assert not [k for k in env if k.startswith("UNNATURAL_")]
     repo = tmp_path / "repo"
     paths = write_repository(repo)
     git(repo, "init", "-q")
-    (repo / ".pre-commit-config.yaml").write_text(
-        f"repos:\n  - {{repo: {ROOT}, rev: {rev}, hooks: [{{id: unnatural-check}}]}}\n")
-    assert pre_commit(repo, env, "install").returncode == 0
+    hooked_repository(repo, env, rev)
 
     def commit(message):
         git(repo, "add", "-A")
@@ -111,3 +131,74 @@ def test_the_hook_stops_a_slip_and_passes_a_clean_change_in_a_200_file_repositor
     assert clean.returncode == 0, clean.stdout + clean.stderr
     assert git(repo, "log", "--format=%s") == ("a clean change\na slip, silenced on its line\na slip, tab ignored\n"
                                                "200 classes\n")
+
+
+def _found_case(commits, work):
+    """A small case of the commit-time set whose slip `bin/check --since HEAD~1` finds (bench/commits.py's
+    run), as (case, its work tree, the slip found); None when none of the first few is found."""
+    from bench.commits import run_case, unpack
+    from evaluation.committime import matches
+    trees = unpack(commits, work)
+    small = sorted((c for c in commits.cases if c.lines_added <= 50), key=lambda c: c.lines_added)
+    for case in small[:12]:
+        run = run_case(commits, case, trees[case.project], [])
+        hit = [s for s in commits.slips_of(case) if any(matches(f, s) for f in run.findings)]
+        if hit:
+            return case, trees[case.project], hit[0]
+    return None
+
+
+@pytest.mark.slow
+@pytest.mark.data
+def test_the_hook_stops_a_real_slipped_commit_and_passes_a_clean_edit_of_a_file_with_old_anomalies(tmp_path):
+    """A real commit that made a slip (the commit-time set), replayed in a fresh repository holding the tree
+    before it, with this repository's hook installed: `git commit` of the commit's change is stopped, naming
+    the slip; a comment added to a file whose old whitespace a whole-file check reports goes through."""
+    from conftest import data_path
+    from formats.committime import read_set
+    commits = read_set(data_path("committime"))
+    found = _found_case(commits, tmp_path / "cases")
+    if found is None:
+        pytest.skip("bin/check finds no slip of the set's smallest cases")
+    case, tree, slipped = found
+    rev = git(ROOT, "rev-parse", "HEAD").strip()
+    committed_hooks(rev)
+    env = environment(tmp_path, home=None)
+    env["PRE_COMMIT_HOME"] = str(pre_commit_home(tmp_path))
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    subprocess.run(f"git -C {tree} archive HEAD~1 | tar -x -C {repo}", shell=True, check=True)
+    hooked_repository(repo, env, rev, install=False)
+    git(repo, "add", "-A")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "the tree before the commit")
+    assert pre_commit(repo, env, "install").returncode == 0   # from here on, as the project's developers have it
+
+    def commit(message):   # the first builds the hook's environment (once per rev)
+        return subprocess.run(["git", "commit", "-q", "-m", message], cwd=repo, env=env, capture_output=True,
+                              text=True, timeout=3600)
+    patch = subprocess.run(["git", "diff", "--binary", "HEAD~1", "HEAD"], cwd=tree, check=True,
+                           capture_output=True).stdout
+    subprocess.run(["git", "apply", "--index"], cwd=repo, input=patch, check=True)
+    stopped = commit(case.subject or "the commit")
+    out = stopped.stdout + stopped.stderr
+    assert stopped.returncode != 0 and "Failed" in out, out
+    assert f"{slipped.path}:{slipped.line}:" in out, out
+    assert git(repo, "log", "--format=%s") == "the tree before the commit\n"
+    git(repo, "reset", "-q", "--hard")
+    # a file with old anomalies: what bin/check reports on the whole tree
+    import json
+    whole = subprocess.run([str(ROOT / "bin" / "check"), "--format", "json", "--quiet", "."], cwd=repo,
+                           capture_output=True, text=True, timeout=1800)
+    anomalous = sorted({json.loads(line)["path"] for line in whole.stdout.splitlines()})
+    if not anomalous:
+        pytest.skip(f"{case.project}'s tree before {case.branch} has no old anomaly bin/check reports")
+    path = repo / anomalous[0]
+    text = path.read_bytes()
+    newline = b"\r\n" if b"\r\n" in text else b"\n"
+    path.write_bytes(b"// a note" + newline + text)
+    git(repo, "add", anomalous[0])
+    assert subprocess.run([str(ROOT / "bin" / "check"), "--quiet", anomalous[0]], cwd=repo).returncode == 1
+    clean = commit("a note")
+    assert clean.returncode == 0, clean.stdout[-3000:] + clean.stderr[-3000:]
+    assert git(repo, "log", "--format=%s") == "a note\nthe tree before the commit\n"

@@ -34,15 +34,16 @@ def edit(path: Path, change) -> None:
 @pytest.mark.parametrize("change, expected", [
     (lambda ls: ls.__setitem__(2, "line  3"), {3}),                     # a line changed
     (lambda ls: ls.insert(4, ""), {5}),                                 # a line added
-    (lambda ls: ls.__delitem__(4), {4, 5}),                             # a line removed: both sides of it
-    (lambda ls: ls.__delitem__(0), {1}),                                # the first line removed
+    (lambda ls: ls.__delitem__(4), set()),                              # a line removed: no line is the change's
+    (lambda ls: ls.__delitem__(0), set()),                              # the first line removed
+    (lambda ls: (ls.__delitem__(4), ls.__setitem__(6, "line  8")), {7}),   # removed, and one modified
     (lambda ls: (ls.__setitem__(0, " line 1"), ls.__setitem__(8, "line 9 ")), {1, 9}),
     (lambda ls: ls.__setitem__(slice(3, 5), ["x", "y", "z"]), {4, 5, 6}),
 ])
 def test_changed_lines_of_an_edited_file(repo, change, expected):
     root, _ = repo
     edit(root / "src/A.java", change)
-    assert changed_lines([root], "base") == {root / "src/A.java": expected}
+    assert changed_lines([root], "base") == ({root / "src/A.java": expected} if expected else {})
 
 
 def test_commits_staged_changes_new_untracked_and_deleted_files(repo):
@@ -137,6 +138,32 @@ def test_a_repository_without_commits(tmp_path):
         changed_lines([tmp_path / "empty"], "HEAD")
 
 
+def test_since_a_branch_is_since_its_merge_base_as_on_a_pull_request(repo):
+    """--since main on a branch: what the branch changed since it left main, not what main did since."""
+    root, git = repo
+    git("checkout", "-q", "-b", "topic")
+    edit(root / "src/A.java", lambda ls: ls.__setitem__(1, "line  2"))
+    git("commit", "-qam", "the branch's change")
+    git("checkout", "-q", "main")
+    edit(root / "src/B.java", lambda ls: ls.__setitem__(4, "line  5"))
+    edit(root / "src/A.java", lambda ls: ls.__setitem__(8, "line  9"))
+    git("commit", "-qam", "main moves on")
+    git("checkout", "-q", "topic")
+    assert changed_lines([root], "main") == {root / "src/A.java": {2}}
+    assert changed_lines([root], "topic~1") == {root / "src/A.java": {2}}   # an ancestor: itself
+    assert changed_lines([root], "HEAD") == {}
+
+
+def test_a_revision_without_common_history_is_one_line(repo):
+    root, git = repo
+    git("checkout", "-q", "--orphan", "other")
+    git("commit", "-qm", "unrelated")
+    git("checkout", "-q", "main")
+    with pytest.raises(SinceError) as e:
+        changed_lines([root], "other")
+    assert str(e.value) == f"--since: 'other' and HEAD have no commit in common in {root}"
+
+
 def test_a_missing_path_is_left_to_the_checker(repo):
     root, _ = repo
     assert changed_lines([root / "missing/X.java", root / "nope"], "base") == {}
@@ -171,7 +198,7 @@ deleted file mode 100644
 
 
 def test_parse_diff():
-    assert parse_diff(DIFF) == {"src/A.java": {1, 2, 3, 6, 7}, 'q"uote \u00c9.java': None}
+    assert parse_diff(DIFF) == {"src/A.java": {1, 2, 3}, 'q"uote \u00c9.java': None}   # (lines 7-8 only deleted)
     assert parse_diff(b"") == {}
 
 

@@ -40,6 +40,16 @@ def test_version_and_unknown_commands(argv, code, out, err):
     assert (r.returncode, r.stdout) == (code, out) and r.stderr.startswith(err)
 
 
+def test_the_version_is_x_y_z_and_a_release_tag_names_it():
+    """A release is tagged vX.Y.Z (docs/install.md): a v* tag on the checked-out commit is the version's."""
+    assert re.fullmatch(r"\d+\.\d+\.\d+", __version__)
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    tags = subprocess.run(["git", "tag", "--points-at", "HEAD", "--list", "v*"], cwd=ROOT, capture_output=True,
+                          text=True).stdout.split()
+    assert all(tag == f"v{__version__}" for tag in tags), (tags, __version__)
+
+
 @pytest.mark.parametrize("argv, stream", [(["--help"], "stdout"), ([], "stderr")])
 def test_help_lists_every_command(argv, stream):
     r = unnatural(*argv)

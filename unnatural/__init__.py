@@ -6,7 +6,7 @@ commands (`*cli.py` modules, run by `bin/`) may import any layer.
 """
 from pathlib import Path
 
-__version__ = "0.1.0"   # the one place the version is written (pyproject.toml reads it)
+__version__ = "0.2.0"   # the one place the version is written (pyproject.toml reads it)
 _HERE = Path(__file__).resolve().parent
 # the repository: default models, corpora and tools live here. Installed by pip, the stage packages and the default
 # model are in this package's repo/ folder, laid out as the repository is (setup.py; unnatural/command.py)
