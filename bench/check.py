@@ -13,6 +13,8 @@ files, as `tasks/N.java` and `clean/N.java` in a fresh copy.
 - then the real-slip set, whitespace slips developers fixed (bench/realslips.py; `--realslips`: only it).
 - `--speed N` instead: bin/check against bin/rank on the JDK's first N files, `--runs` times each, taking
   turns (`make bench`).
+- `--hand-slips` instead: twelve kinds of hand-made slip in formatter-enforced repositories, where what is
+  right is certain (bench/hand_slips.py; `--calibrate-hand-slips` fits the habit belief on them first).
 - `--commits` instead: the commit-time set, real commits that made whitespace slips, each checked with
   `bin/check --since HEAD~1` as a pre-commit hook or CI would (bench/commits.py).
 - `--realslips-ceiling` instead: how much of the real-slip set a checker deciding by a gap's pattern can find
@@ -31,7 +33,7 @@ import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from bench import commits, realslips
+from bench import commits, hand_slips, realslips
 from bench.calibration_fit import (ALL_BREAKS, BUDGETS, FILE_BUDGETS, INJECTED, SLIP_BUDGETS, SLIP_FILE_BUDGETS,
                                    Family, Labelled, fit, fit_habits, fit_habits_beside, habit_break)
 from ranker.cli import DEFAULT_MODEL
@@ -394,6 +396,7 @@ def parser() -> cli.ArgumentParser:
                    help=f"bin/check's --learn in every run (default: bin/check's own, {DEFAULT_LEARN})")
     realslips.add_arguments(p)
     commits.add_arguments(p)
+    hand_slips.add_arguments(p)
     cli.add_workers(p)
     return p
 
@@ -418,6 +421,16 @@ def run_commits(args) -> None:
     print("\n".join(lines))
     if args.docs:
         write_docs(args.docs.with_name(commits.DOCS), lines, commits.MARKER)
+
+
+def run_hand_slips(args) -> None:
+    """The hand-made slips benchmark (bench/hand_slips.py): its tables to stdout and, with --docs, into its page."""
+    args.sensitivity = args.sensitivity or SENSITIVITIES
+    lines = hand_slips.run(args, lambda fields: signature(COMMAND, [*fields, ("workers", args.workers),
+                                                                    ("calibration", CALIBRATION.name)]))
+    print("\n".join(lines))
+    if args.docs:
+        write_docs(args.docs.with_name(hand_slips.DOCS), lines, hand_slips.MARKER)
 
 
 def _devset_folders(args, where: Path = DEVSETS) -> list[Path]:
@@ -457,6 +470,11 @@ def main(argv=None) -> int:
         return cli.EXIT_OK
     if args.commits:
         run_commits(args)
+        return cli.EXIT_OK
+    if args.calibrate_hand_slips:
+        hand_slips.calibrate(args.workers)
+    if args.hand_slips:
+        run_hand_slips(args)
         return cli.EXIT_OK
     if args.realslips_ceiling:
         lines = realslips.ceiling(args, lambda fields: signature(COMMAND, fields))
@@ -502,6 +520,8 @@ def main(argv=None) -> int:
             write_docs(args.docs, lines, marker)
     if not args.sets and realslips.available(args.realslips_set):   # the whole benchmark: the real slips too
         run_realslips(args)
+    if not args.sets and hand_slips.repositories():   # and the hand-made slips
+        run_hand_slips(args)
     return cli.EXIT_OK
 
 

@@ -199,6 +199,38 @@ def calibrate(workers: int, repos=DEVELOPMENT, seeds=CAL_SEEDS) -> None:
     print(f"calibration: {CALIBRATION.relative_to(ROOT)}: habit cut-offs {belief.cutoffs}", file=sys.stderr)
 
 
+DOCS = "hand-slips.md"          # its page, beside bin/check-bench's --docs page
+MARKER = "check-bench-hand-slips"
+
+
+def add_arguments(p) -> None:
+    """bin/check-bench's options for this benchmark."""
+    p.add_argument("--hand-slips", action="store_true",
+                   help="instead: the twelve kinds of hand-made slip injected into formatter-enforced repositories "
+                        f"(.data/enforced, .data/devrepos; with --docs, into {DOCS})")
+    p.add_argument("--calibrate-hand-slips", action="store_true",
+                   help="fit the habit belief on the hand-made slips of the development repositories first")
+
+
+def run(args, signature_line) -> list[str]:
+    """The benchmark as bin/check-bench runs it, at each of `args.sensitivity`: its Markdown lines."""
+    known = repositories()
+    if not known:
+        raise cli.CommandError(f"no repositories under {ENFORCED} or {DEVREPOS}: run 'make data'")
+    out = []
+    for sensitivity in args.sensitivity:
+        rows = []
+        for name, source in known.items():
+            t, _, _ = run_repo(name, source, ["--sensitivity", sensitivity], args.workers)
+            rows.append((name + ("" if name in DEVELOPMENT else " (held out)"), t))
+            print(f"hand slips {name} {sensitivity}: {sum(t.found.values())} of {sum(t.slips.values())} found",
+                  file=sys.stderr)
+        out += [f"### `{sensitivity}`", "", *table(rows).splitlines(), ""]
+    return out + [f"Each repository: `bin/check --fix --format json --sensitivity S --workers {args.workers} .` in a "
+                  f"work tree of its files with {PER_KIND} files per kind slipped (seed {SEED}).", "",
+                  signature_line([("repositories", len(known)), ("per-kind", PER_KIND), ("seed", SEED)])]
+
+
 def table(rows: list[tuple[str, Tally]]) -> str:
     """The per-repository table, then per kind over all of them."""
     out = ["| repository | slips | found | precision | `--fix` restores | files without a slip changed | "
@@ -220,42 +252,3 @@ def _row(name: str, t: Tally) -> str:
     return (f"| {name} | {slips} | {sum(t.found.values()) / max(slips, 1):.3f} | {t.right / max(t.findings, 1):.3f} | "
             f"{sum(t.restored.values()) / max(slips, 1):.3f} | {t.clean_changed} of {t.clean_files} | "
             f"{1000 * t.clean_findings / max(t.clean_lines, 1):.3f} |")
-
-
-def main(argv=None) -> int:
-    import argparse
-    p = argparse.ArgumentParser(prog="hand-slips")
-    p.add_argument("--sensitivity", default=None)
-    p.add_argument("--workers", type=int, default=2)
-    p.add_argument("--per-kind", type=int, default=PER_KIND)
-    p.add_argument("--seed", type=int, default=SEED)
-    p.add_argument("--dump", type=Path, default=None)
-    p.add_argument("--calibrate", action="store_true")
-    p.add_argument("repos", nargs="*")
-    a = p.parse_args(argv)
-    if a.calibrate:
-        calibrate(a.workers)
-    known = repositories()
-    repos = a.repos or list(known)
-    args = ["--sensitivity", a.sensitivity] if a.sensitivity else []
-    rows = []
-    dump = []
-    for name in repos:
-        t, findings, slips = run_repo(name, known[name], args, a.workers, a.per_kind, a.seed)
-        rows.append((name, t))
-        for f in findings:
-            s = slips.get(f["path"])
-            start = f["gap_offset"] - 1
-            dump.append({**f, "repo": name, "slip": s.kind if s else None,
-                         "right": bool(s and s.touched(start, start + len(f["original"])))})
-        for rel, s in slips.items():
-            dump.append({"repo": name, "path": rel, "missed_kind": s.kind, "gaps": s.gaps})
-        print(f"{name}: {sum(t.found.values())} of {sum(t.slips.values())} found", file=sys.stderr)
-    print(table(rows))
-    if a.dump:
-        a.dump.write_text("".join(json.dumps(d) + "\n" for d in dump))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -47,6 +47,9 @@ HABITS = ("trailing", "blank-line", "mixed-indent", "indent-char", "spacing", "l
           "blank-line-missing", "blank-line-missing-after-block", "blank-line-extra", "blank-lines-doubled", "continuation", "continuation-first",
           "continuation-sibling",
           "indentation")
+# The habits whose repairs indent a line as the structure says (a sibling's, a bracket's step, a block's): a
+# continuation made as deep as the line before is then no harm (check/safety.py)
+STRUCTURAL = frozenset({"continuation-sibling", "continuation-first", "indentation"})
 # A candidate break: the repository writes the repair at least MIN_SEEN times in the same place, and the gap
 # as it is in at most MAX_SHARE of them (the belief then weighs how far; this only keeps the list short).
 MIN_SEEN = 5

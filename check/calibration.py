@@ -209,13 +209,28 @@ class HabitBelief:
         return self.precision(self.belief(evidence))
 
     def precision(self, belief: float) -> float:
-        """The precision measured at `belief` (0 below the curve's first knot, flat past the end)."""
-        i = bisect.bisect_right([k[0] for k in self.curve], belief)
-        return self.curve[i - 1][1] if i else 0.0
+        """The precision measured at `belief`: the isotonic fit's knots joined by straight lines, so that a
+        higher belief is a higher confidence and each sensitivity's least belief is a least confidence (0
+        below the first knot, flat past the last)."""
+        knots = self.curve
+        i = bisect.bisect_right([k[0] for k in knots], belief)
+        if not i:
+            return 0.0
+        if i == len(knots):
+            return knots[-1][1]
+        (b0, p0), (b1, p1) = knots[i - 1], knots[i]
+        return round(p0 + (p1 - p0) * (belief - b0) / (b1 - b0), 4) if b1 > b0 else p0
 
     def least_belief(self, confidence: float) -> float:
         """The least belief whose confidence reaches `confidence` (inf: none does)."""
-        return next((b for b, p in self.curve if p >= confidence), math.inf)
+        for (b0, p0), (b1, p1) in zip(((-math.inf, 0.0), *self.curve), self.curve):
+            if p1 >= confidence:
+                return b1 if p1 == p0 or b0 == -math.inf else b0 + (b1 - b0) * (confidence - p0) / (p1 - p0)
+        return math.inf
+
+    def least_confidence(self, sensitivity: str) -> float:
+        """The confidence of sensitivity `sensitivity`'s least belief: what a break's confidence must reach."""
+        return self.precision(self.cutoffs.get(sensitivity, math.inf))
 
     def as_dict(self) -> dict:
         return {"weights": self.weights, "curve": [list(k) for k in self.curve], "cutoffs": self.cutoffs}

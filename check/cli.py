@@ -178,7 +178,15 @@ def _check_one(path: str) -> CheckedFile:
     learned: Learned = _worker["learned"]
     findings = check_text(learned.scorer(path) or _worker["scorer"], _worker["scheme"], text, path, _worker["cfg"],
                           _worker["calibration"], learned.style(path))
-    return CheckedFile(path, text, findings)
+    # a file with findings is parsed once more for its syntax errors: where the grammar misreads it, the
+    # gaps are not where the code's structure is, and its findings may be wrong
+    broken = _first_error_line(text) if findings else None
+    return CheckedFile(path, text, findings, syntax_error=broken)
+
+
+def _first_error_line(text: str) -> int | None:
+    from parsing.java import GRAMMAR
+    return GRAMMAR.first_error_line(text)
 
 
 def main_run(args) -> int:
@@ -214,6 +222,9 @@ def main_run(args) -> int:
             if lines is not None:   # a change judged: only its lines
                 checked = replace(checked, findings=tuple(f for f in checked.findings if f.line in lines))
             tally.add(checked)
+            if checked.syntax_error is not None and checked.findings:
+                cli.warning(COMMAND, f"{checked.path}:{checked.syntax_error}: the Java grammar cannot parse this line "
+                                     "(a syntax error?): the file's findings may be wrong")
             if len(checked.findings) >= args.max_findings and not args.quiet:
                 cli.warning(COMMAND, f"{checked.path}: {args.max_findings} findings, the most a file gets "
                                      "(--max-findings): its whitespace may follow no one style; the rest are not reported")

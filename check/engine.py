@@ -25,7 +25,7 @@ from ranker.rank import UNWALKED, RankedFile, Style, rank_text, walk_text
 from ranker.repairs import codrep_edit
 from ranker.score import Scorer
 
-from .breaks import Break, FileGaps, breaks
+from .breaks import STRUCTURAL, Break, FileGaps, breaks
 from .calibration import POOLED, Calibration, Evidence, evidence_of
 from .findings import Finding
 from .rules import describe
@@ -298,7 +298,8 @@ def _habit_findings(text: str, path: str, edits: _Edits, context: _Context, cfg:
                 continue
             confidence = max(view.precision(belief) for view, belief in believed)
         before, after = edits.token_text(gap - 1), edits.token_text(gap)
-        if harmful(b.observed, b.repaired, before, after, lambda: context.indent(gap), edits.tabs):
+        if harmful(b.observed, b.repaired, before, after, lambda: context.indent(gap), edits.tabs,
+                   b.habit in STRUCTURAL):
             continue
         start = edits.gap_starts[gap]
         if not same_tokens(text, start, start + len(b.observed), b.repaired, edits.token_texts()):

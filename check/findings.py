@@ -35,6 +35,7 @@ class CheckedFile:
     text: str | None              # None: not checked (see error)
     findings: tuple[Finding, ...] = ()
     error: str | None = None      # one line naming the problem
+    syntax_error: int | None = None   # the line of its first syntax error (checked, but its findings may be wrong)
 
 
 @dataclass(frozen=True)

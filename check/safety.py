@@ -14,16 +14,19 @@ from parsing.style import columns
 _STATEMENT_ENDS = frozenset({";", "{", "}", ":", "->"})
 
 
-def harmful(observed: str, repaired: str, before: str, after: str, indent, tabs: bool) -> bool:
+def harmful(observed: str, repaired: str, before: str, after: str, indent, tabs: bool,
+            aligned: bool = False) -> bool:
     """Whether replacing gap text `observed` by `repaired`, between tokens `before` and `after` ('' at the
     ends of the file) on a line indented by `indent()` (asked only when it matters: the file is walked for
-    it), in a file with (`tabs`) or without a tab, would harm it."""
+    it), in a file with (`tabs`) or without a tab, would harm it. `aligned`: the repair lines the line up with
+    the line the structure says it goes with (a sibling in its bracket, its block's header), so a continuation
+    made as deep as the line before is what is meant."""
     if "\t" in repaired and "\t" not in observed and not tabs:
         return True
     breaks = has_line_break(repaired) and not has_line_break(observed)
     if breaks and after.startswith(("//", "/*")):
         return True
-    if not (has_line_break(observed) and has_line_break(repaired)) or not before or before in _STATEMENT_ENDS \
+    if aligned or not (has_line_break(observed) and has_line_break(repaired)) or not before or before in _STATEMENT_ENDS \
             or before.startswith(("//", "/*", "@")):
         return False
     # a continuation line's indentation flattened to its statement's (or less)

@@ -54,6 +54,20 @@ class Grammar:
     def parse(self, text: str) -> tree_sitter.Tree:
         return self.parser.parse(text.encode("utf-8"))
 
+    def first_error_line(self, text: str) -> int | None:
+        """The 1-based line of the first syntax error tree-sitter finds in `text` (an ERROR or a MISSING node),
+        None when it parses cleanly."""
+        node = self.parse(text).root_node
+        if not node.has_error:
+            return None
+        while True:
+            bad = next((c for c in node.children if c.type == "ERROR" or c.is_missing or c.has_error), None)
+            if bad is None or bad.type == "ERROR" or bad.is_missing:
+                node = bad or node
+                break
+            node = bad
+        return node.start_point[0] + 1
+
     @cached_property
     def walker(self):
         """The C walker and the kind names of its ids."""

@@ -160,51 +160,56 @@ LINE_ENDS = STATEMENT_ENDS | {",", ":"}
 _NOT_STARTS = frozenset({"}", ")", "]", ".", "@"})   # a line starting so starts no statement
 
 
-def first_continuations(tokens, gap_texts) -> list[tuple[int, int]]:
+def first_continuations(tokens, gap_texts, starts: list[int] | None = None) -> list[tuple[int, int]]:
     """(gap, columns from the line before) of each line that first continues a statement: the line before
     it ends in no LINE_ENDS token and starts a statement itself (the line before that ends in a STATEMENT_ENDS
     token, or it is the file's first, and it does not start with a closing bracket, a '.' or an annotation:
-    `@Override` above a method is no continuation). `tokens`: the token symbols (token i follows gap i); `gap_texts`: the gaps, one more."""
+    `@Override` above a method is no continuation). `tokens`: the token symbols (token i follows gap i);
+    `gap_texts`: the gaps, one more; `starts`: line_starts, when the caller has them."""
     out = []
     line_start = 0   # the first token of the line the loop is on
-    for g in range(1, len(tokens)):
-        text = gap_texts[g]
-        at = text.rfind("\n")
-        if at < 0:
-            continue
+    for g in line_starts(gap_texts, len(tokens)) if starts is None else starts:
         if tokens[g - 1] not in LINE_ENDS and (line_start == 0 or tokens[line_start - 1] in STATEMENT_ENDS) \
                 and tokens[line_start] not in _NOT_STARTS and tokens[g] not in LINE_ENDS:
-            before = gap_texts[line_start]
-            out.append((g, columns(text[at + 1:]) - columns(before[before.rfind("\n") + 1:])))
+            out.append((g, _indent_columns(gap_texts[g]) - _indent_columns(gap_texts[line_start])))
         line_start = g
     return out
 
 
+def line_starts(gap_texts, tokens: int) -> list[int]:
+    """The tokens (1 .. tokens - 1) that start a line: the gap before them holds a line break."""
+    return [g for g in range(1, tokens) if "\n" in gap_texts[g]]
+
+
 _OPEN, _CLOSE = frozenset({"(", "["}), frozenset({")", "]"})
+STRUCTURE = _OPEN | _CLOSE | {"{", "}", ";"}
 
 
-def continuation_siblings(tokens, gap_texts) -> tuple[list[tuple[int, int, int]], list[tuple[int, int, int]]]:
+def continuation_siblings(tokens, gap_texts, starts: list[int] | None = None, events: list[int] | None = None
+                          ) -> tuple[list[tuple[int, int, int]], list[tuple[int, int, int]]]:
     """The lines that continue a statement inside a bracket (or none), each against the line before it there:
     (gap, previous sibling's gap, its columns minus the sibling's) of each line with an earlier line of the
     same statement in the same bracket (the next argument of a call broken one per line, the next `.call()`
     of a chain), and (gap, the gap of the line the bracket opened on, its columns minus that line's) of each
     first line in a bracket opened at the end of a line (`foo(` then the arguments). A formatter indents
     siblings alike, and a bracket's first line a fixed step deeper. Lines starting with a closing bracket and
-    the statements of a block inside a statement (a lambda's) are left out."""
+    the statements of a block inside a statement (a lambda's) are left out. `starts` (line_starts) and `events`
+    (those and the tokens of STRUCTURE, in order): when the caller has them."""
     siblings, firsts = [], []
     brackets: list[list[tuple[int, int]]] = [[]]   # per '{' frame, the open '(' / '[': (token, its line's gap)
     last: list[dict] = [{}]              # per frame, (statement start, innermost bracket) -> its last line's gap
     statement = [0]                      # per frame, the first token of its current statement
     line = 0                             # the gap of the line the loop is on
-    for g, tok in enumerate(tokens):
-        text = gap_texts[g]
-        at = text.rfind("\n") if g else -1
-        if at >= 0:
+    starts = set(line_starts(gap_texts, len(tokens)) if starts is None else starts)
+    # only the tokens that start a line or change the brackets or the statement (a file's few in ten)
+    for g in sorted(starts.union(i for i, tok in enumerate(tokens) if tok in STRUCTURE)) if events is None else events:
+        tok = tokens[g]
+        if g in starts:
             if tok not in _CLOSE and tok != "}" and tokens[g - 1] not in STATEMENT_ENDS:
                 inner = brackets[-1][-1] if brackets[-1] else (-1, -1)
                 key = (statement[-1], inner[0])
                 prev = last[-1].get(key)
-                width = columns(text[at + 1:])
+                width = _indent_columns(gap_texts[g])
                 if prev is not None:
                     siblings.append((g, prev, width - _indent_columns(gap_texts[prev])))
                 elif inner[0] == g - 1:   # the bracket ends the line before

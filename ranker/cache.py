@@ -110,15 +110,10 @@ INDENT_LINES = (("|", "·indent:tab", "|"), ("|", "·indent:space", "|"))
 
 
 def indent_lines(gap_texts) -> tuple[int, int]:
-    """(lines indented with a tab first, with a space first) of a file's gaps."""
-    tab = space = 0
-    for g in gap_texts:
-        at = g.rfind("\n")
-        if at >= 0 and at + 1 < len(g):
-            c = g[at + 1]
-            tab += c == "\t"
-            space += c == " "
-    return tab, space
+    """(lines indented with a tab first, with a space first) of a file's gaps (a blank line's whitespace
+    counts as its own line's)."""
+    joined = "".join(gap_texts)
+    return joined.count("\n\t"), joined.count("\n ")
 
 
 def continuation_triple(offset: int) -> tuple[str, str, str]:
@@ -134,16 +129,44 @@ def sibling_triple(diff: int, first: bool = False) -> tuple[str, str, str]:
     return ("|", f"·{'kid' if first else 'sib'}{diff:+d}", "|")
 
 
+_line_gap = np.zeros(0, bool)     # per symbol id: a gap symbol holding a line break
+_structure = np.zeros(0, bool)    # per symbol id: a token of parsing/style.py's STRUCTURE
+
+
+def _tables() -> tuple[np.ndarray, np.ndarray]:
+    """The two tables, grown to every symbol interned so far."""
+    global _line_gap, _structure
+    if len(_line_gap) < symbol_count():
+        from parsing.symbols import GAP_MARK
+        from parsing.style import STRUCTURE
+        names = symbol_names()
+        _line_gap = np.array([n.startswith(GAP_MARK) and "n" in n for n in names], bool)
+        _structure = np.array([n in STRUCTURE for n in names], bool)
+    return _line_gap, _structure
+
+
+def line_events(ids) -> tuple[list[str], list[int], list[int]]:
+    """A stream's token symbols, the tokens that start a line (1..), and those with the tokens that change the
+    brackets or the statement, in order (parsing/style.py's line_starts and events), from its ids."""
+    ids = np.asarray(ids, dtype=np.int64)
+    line_gap, structure = _tables()
+    tok, gap = ids[1::2], ids[0::2][:len(ids) // 2]
+    names = symbol_names()
+    starts = np.nonzero(line_gap[gap])[0]
+    starts = starts[starts > 0]
+    events = np.union1d(starts, np.nonzero(structure[tok])[0])
+    return [names[i] for i in tok.tolist()], starts.tolist(), events.tolist()
+
+
 def learned_narrow(ids: np.ndarray, gap_texts) -> tuple[np.ndarray, np.ndarray]:
     """A file's narrow keys and their counts (sorted, unique; int64), with its INDENT_LINES counts and a count
     per offset of its first continuation lines (continuation_triple): what bin/check weighs a finding with,
     learned alike for a folder (ranker/folder.py) and a work tree (check/repostyle.py)."""
     from parsing.style import continuation_siblings, first_continuations
     keys, counts = np.unique(narrow_keys(ids), return_counts=True)
-    names = symbol_names()
-    tokens = [names[i] for i in np.asarray(ids)[1::2].tolist()]
-    offsets = [off for _, off in first_continuations(tokens, gap_texts)]
-    siblings, firsts = continuation_siblings(tokens, gap_texts)
+    tokens, starts, events = line_events(ids)
+    offsets = [off for _, off in first_continuations(tokens, gap_texts, starts)]
+    siblings, firsts = continuation_siblings(tokens, gap_texts, starts, events)
     extra = narrow_keys_of([*INDENT_LINES, *map(continuation_triple, offsets),
                             *(sibling_triple(d) for _, _, d in siblings),
                             *(sibling_triple(d, True) for _, _, d in firsts)])

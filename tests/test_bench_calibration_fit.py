@@ -195,7 +195,8 @@ def test_the_large_repositories_belief_reports_their_slips_within_what_both_beli
     large = fit_habits_beside(_large_dataset(), families, first, {"injected", "large"})
     slip, anomaly, common = _evidence(100, 200_000), _evidence(100, 200_000, fo=1), _evidence(5000, 200_000, fo=4)
     assert large.belief(common) < large.belief(anomaly) < large.belief(slip)
-    assert large.confidence(slip) == pytest.approx(1.0) and large.confidence(anomaly) == pytest.approx(0.0)
+    # (the confidence joins the isotonic knots by straight lines: an anomaly believed less is less confident)
+    assert large.confidence(slip) == pytest.approx(1.0) and large.confidence(anomaly) < 0.5
     for name, cut in large.cutoffs.items():
         # the 60 look-alikes share one belief, more than any budget allows: every cut-off stops above them
         assert (large.belief(anomaly) < cut <= large.belief(slip)) if reported else cut == math.inf

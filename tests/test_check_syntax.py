@@ -1,0 +1,27 @@
+"""A file the Java grammar cannot parse: its first syntax error's line, and bin/check's warning naming it."""
+import pytest
+
+from parsing.java import GRAMMAR
+from tests.test_check_ignores import EXAMPLE, MIN_SCORE, check, needs_model, repo  # noqa: F401 (a fixture)
+
+
+@pytest.mark.parametrize("text, line", [
+    ("class A {\n  void f() {\n    int x = 1;\n  }\n}\n", None),
+    ("class A {\n  void f() {\n    int x = 1\n    foo(;\n  }\n}\n", 3),
+    ("class A {\n  void f() {\n  }\n", 3),
+    ("class A {\n\n\n  int x = ;\n}\n", 4),
+])
+def test_the_first_syntax_error_line(text, line):
+    assert GRAMMAR.first_error_line(text) == line
+
+
+@needs_model
+def test_a_file_that_does_not_parse_is_named_with_its_line(repo):
+    broken = EXAMPLE.replace("{first}", "").replace("count += step; ", "count += ;")
+    (repo / "src" / "Example.java").write_text(broken)
+    out = check(repo, *MIN_SCORE, "src/Example.java")
+    line = broken.splitlines().index("        count += ;") + 1
+    assert out.returncode == 1
+    assert f"check: warning: src/Example.java:{line}: the Java grammar cannot parse this line" in out.stderr
+    (repo / "src" / "Example.java").write_text(EXAMPLE.replace("{first}", ""))
+    assert "cannot parse" not in check(repo, *MIN_SCORE, "src/Example.java").stderr
