@@ -307,11 +307,11 @@ def _sibling_breaks(walked: FileGaps, repo_counts, keys_of) -> list[Break]:
     texts = walked.texts
     pairs, firsts = continuation_siblings(walked.symbols[1::2], texts)
     own = Counter(d for _, _, d in pairs)
-    own_first = Counter(d for _, _, d in firsts)
+    own_first = Counter((d, opened) for _, _, d, opened in firsts)
     steps = range(-8, 33)
-    wanted = [(d, False) for d in sorted({0, *own})] + [(d, True) for d in steps]
-    repo = dict(zip(wanted, repo_counts(keys_of([sibling_triple(d, f) for d, f in wanted])).tolist()))
-    others = {(d, f): max(int(n) - (own_first if f else own)[d], 0) for (d, f), n in repo.items()}
+    wanted = [(d, 0) for d in sorted({0, *own})] + [(d, o) for o in range(1, 4) for d in steps]
+    repo = dict(zip(wanted, repo_counts(keys_of([sibling_triple(d, o) for d, o in wanted])).tolist()))
+    others = {(d, o): max(int(n) - (own_first[(d, o)] if o else own[d]), 0) for (d, o), n in repo.items()}
     before = {g: (p, d) for g, p, d in pairs}    # line -> (its previous sibling, the difference)
     after = {p: (g, d) for g, p, d in pairs}     # line -> (its next sibling, the difference)
 
@@ -320,21 +320,22 @@ def _sibling_breaks(walked: FileGaps, repo_counts, keys_of) -> list[Break]:
 
     out = []
     for g, p, d in pairs:
-        if not d or not _kept(others[(d, False)], others[(0, False)]) or own[d] - 1 > MAX_OWN:
+        if not d or not _kept(others[(d, 0)], others[(0, 0)]) or own[d] - 1 > MAX_OWN:
             continue
-        evidence = (others[(d, False)], others[(0, False)], own[d] - 1, own[0])
+        evidence = (others[(d, 0)], others[(0, 0)], own[d] - 1, own[0])
         if before.get(p, (None, 1))[1] == 0 or after.get(g, (None, 0))[1] == -d:   # this line is the odd one
             out.append(Break(g, texts[g], indented(g, p), "continuation-sibling", *evidence))
         elif p not in before and after.get(g, (None, 1))[1] == 0:   # the first sibling is
             out.append(Break(p, texts[p], indented(p, g), "continuation-sibling", *evidence))
-    best = max(steps, key=lambda d: others[(d, True)])
-    for g, opened, d in firsts:
-        if d == best or not _kept(others[(d, True)], others[(best, True)]) or own_first[d] - 1 > MAX_OWN:
+    best = {o: max(steps, key=lambda d: others[(d, o)]) for o in range(1, 4)}
+    for g, opener, d, o in firsts:
+        step = best[o]
+        if d == step or not _kept(others[(d, o)], others[(step, o)]) or own_first[(d, o)] - 1 > MAX_OWN:
             continue
-        width = columns(texts[opened][texts[opened].rfind("\n") + 1:] if "\n" in texts[opened] else "") + best
+        width = columns(texts[opener][texts[opener].rfind("\n") + 1:] if "\n" in texts[opener] else "") + step
         fixed = texts[g][:texts[g].rfind("\n") + 1] + retab(" " * max(width, 0), walked.unit)
-        out.append(Break(g, texts[g], fixed, "continuation-first", others[(d, True)], others[(best, True)],
-                         own_first[d] - 1, own_first[best]))
+        out.append(Break(g, texts[g], fixed, "continuation-first", others[(d, o)], others[(step, o)],
+                         own_first[(d, o)] - 1, own_first[(step, o)]))
     return out
 
 

@@ -186,12 +186,13 @@ STRUCTURE = _OPEN | _CLOSE | {"{", "}", ";"}
 
 
 def continuation_siblings(tokens, gap_texts, starts: list[int] | None = None, events: list[int] | None = None
-                          ) -> tuple[list[tuple[int, int, int]], list[tuple[int, int, int]]]:
+                          ) -> tuple[list[tuple[int, int, int]], list[tuple[int, int, int, int]]]:
     """The lines that continue a statement inside a bracket (or none), each against the line before it there:
     (gap, previous sibling's gap, its columns minus the sibling's) of each line with an earlier line of the
     same statement in the same bracket (the next argument of a call broken one per line, the next `.call()`
-    of a chain), and (gap, the gap of the line the bracket opened on, its columns minus that line's) of each
-    first line in a bracket opened at the end of a line (`foo(` then the arguments). A formatter indents
+    of a chain), and (gap, the gap of the line the bracket opened on, its columns minus that line's, the
+    brackets that line leaves open, at most 3) of each first line in a bracket opened at the end of a line
+    (`foo(` then the arguments). A formatter indents
     siblings alike, and a bracket's first line a fixed step deeper. Lines starting with a closing bracket and
     the statements of a block inside a statement (a lambda's) are left out. `starts` (line_starts) and `events`
     (those and the tokens of STRUCTURE, in order): when the caller has them."""
@@ -213,7 +214,9 @@ def continuation_siblings(tokens, gap_texts, starts: list[int] | None = None, ev
                 if prev is not None:
                     siblings.append((g, prev, width - _indent_columns(gap_texts[prev])))
                 elif inner[0] == g - 1:   # the bracket ends the line before
-                    firsts.append((g, inner[1], width - _indent_columns(gap_texts[inner[1]])))
+                    # formatters step once per bracket the opening line leaves open (`if (f(` : twice)
+                    opened = min(sum(line_ == inner[1] for _, line_ in brackets[-1]), 3)
+                    firsts.append((g, inner[1], width - _indent_columns(gap_texts[inner[1]]), opened))
                 last[-1][key] = g
             line = g
         if tok in _OPEN:

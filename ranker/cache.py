@@ -122,11 +122,11 @@ def continuation_triple(offset: int) -> tuple[str, str, str]:
     return ("|", f"·cont{offset:+d}", "|")
 
 
-def sibling_triple(diff: int, first: bool = False) -> tuple[str, str, str]:
-    """The key, as a triple no gap has, of a continuation line `diff` columns from its sibling, or (`first`) of
-    a bracket's first line `diff` columns from the line the bracket opened on (parsing/style.py's
-    continuation_siblings)."""
-    return ("|", f"·{'kid' if first else 'sib'}{diff:+d}", "|")
+def sibling_triple(diff: int, opened: int = 0) -> tuple[str, str, str]:
+    """The key, as a triple no gap has, of a continuation line `diff` columns from its sibling, or (`opened`:
+    the brackets its opening line leaves open) of a bracket's first line `diff` columns from the line the
+    bracket opened on (parsing/style.py's continuation_siblings)."""
+    return ("|", f"·kid{opened}{diff:+d}" if opened else f"·sib{diff:+d}", "|")
 
 
 _line_gap = np.zeros(0, bool)     # per symbol id: a gap symbol holding a line break
@@ -169,7 +169,7 @@ def learned_narrow(ids: np.ndarray, gap_texts) -> tuple[np.ndarray, np.ndarray]:
     siblings, firsts = continuation_siblings(tokens, gap_texts, starts, events)
     extra = narrow_keys_of([*INDENT_LINES, *map(continuation_triple, offsets),
                             *(sibling_triple(d) for _, _, d in siblings),
-                            *(sibling_triple(d, True) for _, _, d in firsts)])
+                            *(sibling_triple(d, opened) for _, _, d, opened in firsts)])
     keys = np.concatenate([keys.astype(np.int64), extra])
     counts = np.concatenate([counts.astype(np.int64), np.asarray(indent_lines(gap_texts), np.int64),
                              np.ones(len(offsets) + len(siblings) + len(firsts), np.int64)])
