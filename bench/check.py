@@ -4,7 +4,7 @@ files, as `tasks/N.java` and `clean/N.java` in a fresh copy.
 
 - `--calibrate`: bin/check at a low score (`--min-score`) on the development sets only; each finding is
   labelled (right: in a task file, at the injected error's offset); check/calibration.json is fitted from
-  them (check/calibration.py) and saved; then the habit breaks' belief, on every break in the real-slip
+  them (bench/calibration_fit.py, on each finding's `evidence` in bin/check's JSON) and saved; then the habit breaks' belief, on every break in the real-slip
   set's development projects and the development detection sets (`--calibrate-habits`: only that, into the
   calibration file as it is).
 - then, for each sensitivity, `bin/check --fix --format json` on a fresh copy of every set (development and
@@ -34,10 +34,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bench import commits, hand_slips, realslips
+from bench.calibration_fit import (ALL_BREAKS, BUDGETS, FILE_BUDGETS, INJECTED, SLIP_BUDGETS, SLIP_FILE_BUDGETS,
+                                   Family, Labelled, fit, fit_habits, fit_habits_beside, habit_break)
 from ranker.cli import DEFAULT_MODEL
-from check.calibration import (BUDGETS, CALIBRATION, FILE_BUDGETS, INJECTED, SENSITIVITIES, SLIP_BUDGETS,
-                               SLIP_FILE_BUDGETS, Calibration, Evidence, Family, fit, fit_habits,
-                               fit_habits_beside)
+from check.calibration import CALIBRATION, SENSITIVITIES, Calibration
 from evaluation.realslips import labels as realslips_labels
 from check.config import DEFAULT_LEARN, LEARN_METHODS, learn_method
 from formats.codrep2019 import DEVSET_FILE, original_texts, read_devset, read_jsonl
@@ -56,15 +56,13 @@ CAL_FINDINGS = 5      # findings per file in the calibration run
 # habits, not the model, tell most of them)
 SLIP_MIN_SCORE = 1.0
 SLIP_CAL_FINDINGS = 10   # and its files' slips come 1 to 5 a file, among their other oddities
-# The habit breaks' calibration run: no finding of the ranking (a least score none reaches), every break
-_ALL_BREAKS = ["--min-score", "1000", "--max-findings", "60"]
 # The false findings per 1000 clean lines the habit breaks may add at each sensitivity, in the real-slip sets'
-# development projects: below the real-slip budgets (check/calibration.py's SLIP_BUDGETS), which the ranking's
+# development projects: below the real-slip budgets (bench/calibration_fit.py's SLIP_BUDGETS), which the ranking's
 # findings share, and with room for projects not seen (at a budget of 0.3 at `medium`, the 3 held-out
 # projects' clean files got 0.495 per 1000 lines against the development projects' 0.264)
 HABIT_BUDGETS = {"low": 0.1, "medium": 0.3, "high": 1.5}
-# and in the detection sets' clean files, where the ranking's findings have the budgets of check/calibration.py
-# (BUDGETS): a small share of them (their clean files hold the same anomalies, and the acceptance counts
+# and in the detection sets' clean files, where the ranking's findings have the budgets of
+# bench/calibration_fit.py (BUDGETS): a small share of them (their clean files hold the same anomalies, and the acceptance counts
 # them as false there too)
 HABIT_INJECTED_BUDGETS = {"low": 0.005, "medium": 0.02, "high": 0.2}
 REAL_SLIPS = "real slips"
@@ -155,50 +153,51 @@ def _slip_runs(slips, projects: list[str], args: list[str], match: str, keep, wh
 
 
 def slip_findings(slips, projects: list[str], workers: int, learn: str | None = None):
-    """The calibration run on the real-slip set's `projects`, each checked as one folder: (labelled finding,
-    evidence, file) of each finding of the ranking (right: at a changed gap, its repair toward the
-    developer's), and the clean files' lines and count."""
+    """The calibration run on the real-slip set's `projects`, each checked as one folder: each finding of the
+    ranking, labelled (right: at a changed gap, its repair toward the developer's; family REAL_SLIPS), and the
+    clean files' lines and count."""
     found, lines, clean_files = _slip_runs(
         slips, projects, ["--min-score", str(SLIP_MIN_SCORE), "--max-findings", str(SLIP_CAL_FINDINGS)], "toward",
-        lambda f: not f["evidence"].get("habit"), "right findings of", workers, learn)
-    return ([((f["rule"], f["score"], right, in_clean), Evidence(**f["evidence"]), file)
-             for f, right, in_clean, file in found], lines, clean_files)
+        lambda f: not habit_break(f), "right findings of", workers, learn)
+    return ([Labelled.of_finding(f, right, in_clean, file, REAL_SLIPS) for f, right, in_clean, file in found],
+            lines, clean_files)
 
 
 def habit_breaks(slips, projects: list[str], workers: int, learn: str | None = None):
     """Every habit break (check/breaks.py) bin/check finds in the real-slip set's `projects`, each checked as one
-    folder with no finding of the ranking: (evidence, right: at a changed gap; in a clean file; file), and the
-    clean files' lines and count. (Found, not toward the developer's whitespace: a break's repair is the
+    folder with no finding of the ranking, labelled (right: at a changed gap; family REAL_SLIPS), and the clean
+    files' lines and count. (Found, not toward the developer's whitespace: a break's repair is the
     repository's, and what the acceptance counts is a finding at the slip.)"""
-    found, lines, clean_files = _slip_runs(slips, projects, _ALL_BREAKS, "found", lambda f: True,
+    found, lines, clean_files = _slip_runs(slips, projects, ALL_BREAKS, "found", lambda f: True,
                                            "habit breaks at the", workers, learn)
-    return [(Evidence(**f["evidence"]), right, in_clean, file) for f, right, in_clean, file in found], lines, clean_files
+    return ([Labelled.of_finding(f, right, in_clean, file, REAL_SLIPS) for f, right, in_clean, file in found],
+            lines, clean_files)
 
 
 def injected_breaks(repos: list[Repo], workers: int, learn: str | None = None):
-    """The habit breaks bin/check finds in the detection sets `repos` that are not their injected errors
-    (evidence, False, in a clean file, file): the anomalies of real projects' code. (A break at an injected
-    error is left out: the ranking finds those, a habit finding would add nothing there.)"""
+    """The habit breaks bin/check finds in the detection sets `repos` that are not their injected errors,
+    labelled wrong (family INJECTED): the anomalies of real projects' code. (A break at an injected error is
+    left out: the ranking finds those, a habit finding would add nothing there.)"""
     out = []
     for repo in repos:
         found: set[str] = set()
-        for f in run_check(repo, _ALL_BREAKS, workers, learn):
+        for f in run_check(repo, ALL_BREAKS, workers, learn):
             path = str(Path(f["path"]).absolute())
             if not _right(repo, f, found):
-                out.append((Evidence(**f["evidence"]), False, path in repo.clean, path))
+                out.append(Labelled.of_finding(f, False, path in repo.clean, path, INJECTED))
         print(f"calibration: {repo.name}: {len(out)} habit breaks elsewhere so far", file=sys.stderr)
     return out
 
 
 def injected_slip_breaks(repos: list[Repo], workers: int, learn: str | None = None):
-    """The habit breaks bin/check finds in the task files of the slip sets `repos` (evidence, right: at the
-    injected slip's gap, False, file)."""
+    """The habit breaks bin/check finds in the task files of the slip sets `repos`, labelled (right: at the
+    injected slip's gap; family INJECTED_SLIPS)."""
     out = []
     for repo in repos:
         found: set[str] = set()
-        for f in run_check(repo, _ALL_BREAKS, workers, learn):
+        for f in run_check(repo, ALL_BREAKS, workers, learn):
             if str(Path(f["path"]).absolute()) in repo.answers:
-                out.append((Evidence(**f["evidence"]), _right(repo, f, found), False, f["path"]))
+                out.append(Labelled.of_finding(f, _right(repo, f, found), False, f["path"], INJECTED_SLIPS))
         print(f"calibration: slip set {repo.name}: {len(found)} of {len(repo.answers)} slips among the breaks",
               file=sys.stderr)
     return out
@@ -214,10 +213,9 @@ def calibrate_habits(slips, projects: list[str], repos: list[Repo], workers: int
     families = {REAL_SLIPS: Family(lines, files, HABIT_BUDGETS, SLIP_FILE_BUDGETS),
                 INJECTED: Family(sum(r.clean_lines for r in repos), sum(len(r.clean) for r in repos),
                                  HABIT_INJECTED_BUDGETS, {})}
-    breaks = [(*x, REAL_SLIPS) for x in found] + [(*x, INJECTED) for x in elsewhere]
+    breaks = found + elsewhere
     belief = fit_habits(breaks, families, REAL_SLIPS)
-    large = (fit_habits_beside(breaks + [(*x, INJECTED_SLIPS) for x in injected], families, belief,
-                               {INJECTED, INJECTED_SLIPS}) if injected else None)
+    large = fit_habits_beside(breaks + injected, families, belief, {INJECTED, INJECTED_SLIPS}) if injected else None
     cal = Calibration.load(CALIBRATION)
     measured = {**cal.measured, "habit_projects": list(projects), "habit_sets": [r.name for r in repos],
                 "habit_slip_sets": [r.name for r in slip_repos],
@@ -230,35 +228,28 @@ def calibrate_habits(slips, projects: list[str], repos: list[Repo], workers: int
 
 def calibrate(repos: list[Repo], workers: int, model_name: str, learn: str | None = None, slips=None,
               slip_projects: list[str] = (), slip_repos: list[Repo] = ()) -> None:
-    labelled, evidence, files, lines, clean_files = [], [], [], 0, 0
+    labelled, lines, clean_files = [], 0, 0
     with open(WORK / "calibration-findings.jsonl", "w") as keep:   # for a look at what was labelled how
         for repo in repos:
             found: set[str] = set()
             for f in run_check(repo, ["--min-score", str(MIN_SCORE), "--max-findings", str(CAL_FINDINGS)], workers,
                                  learn):
-                if f["evidence"].get("habit"):   # the habit breaks have a belief of their own
+                if habit_break(f):   # the habit breaks have a belief of their own
                     continue
                 path = str(Path(f["path"]).absolute())
-                labelled.append((f["rule"], f["score"], _right(repo, f, found), path in repo.clean))
-                evidence.append(Evidence(**f["evidence"]))
-                files.append(path)
-                keep.write(json.dumps({**f, "set": repo.name, "right": labelled[-1][2], "clean": labelled[-1][3]}) + "\n")
+                labelled.append(Labelled.of_finding(f, _right(repo, f, found), path in repo.clean, path, INJECTED))
+                keep.write(json.dumps({**f, "set": repo.name, "right": labelled[-1].right,
+                                       "clean": labelled[-1].clean}) + "\n")
             lines += repo.clean_lines
             clean_files += len(repo.clean)
             print(f"calibration: {repo.name}: {len(found)} of {len(repo.answers)} errors among the findings",
                   file=sys.stderr)
-    family_of = [INJECTED] * len(labelled)
-    families = {}
+    families = {INJECTED: Family(lines, clean_files, BUDGETS, FILE_BUDGETS)}
     if slip_projects:
         found, slip_lines, slip_files = slip_findings(slips, slip_projects, workers, learn)
         families[REAL_SLIPS] = Family(slip_lines, slip_files, SLIP_BUDGETS, SLIP_FILE_BUDGETS)
-        for x, e, file in found:
-            labelled.append(x)
-            evidence.append(e)
-            files.append(file)
-            family_of.append(REAL_SLIPS)
-    cal = fit(labelled, lines, model=model_name, evidence=evidence, files=files, clean_files=clean_files,
-              families=families, family_of=family_of,
+        labelled += found
+    cal = fit(labelled, families, model=model_name,
               measured={"sets": [r.name for r in repos], "realslips": list(slip_projects),
                         "findings": len(labelled), "clean_lines": lines, "clean_files": clean_files,
                         "min_score": min(MIN_SCORE, SLIP_MIN_SCORE) if slip_projects else MIN_SCORE,

@@ -148,7 +148,6 @@ def run_repo(name: str, source: Path, args: list[str], workers: int, per_kind: i
 # The habit belief's calibration: every break bin/check finds (no finding of the ranking: a least score none
 # reaches) in the development repositories, slipped with each of these seeds, labelled by the slips
 CAL_SEEDS = (1, 2, 3, 4)
-_ALL_BREAKS = ["--min-score", "1000", "--max-findings", "60"]
 # the false findings per 1000 lines of code without a slip that the habit breaks may make at each sensitivity:
 # below the acceptance's 0.02 at `medium`, with room for the ranking's findings
 HABIT_BUDGETS = {"low": 0.005, "medium": 0.016, "high": 0.1}
@@ -156,24 +155,24 @@ HAND = "hand slips"
 
 
 def calibration_breaks(repos: dict[str, Path], seeds, workers: int, work: Path = WORK):
-    """(evidence, right, in a file without a slip, file, HAND) of every habit break in `repos` slipped with
-    each of `seeds`, and the lines and files without a slip."""
-    from check.calibration import Evidence
+    """Every habit break in `repos` slipped with each of `seeds`, labelled (right: on a gap a slip changed;
+    clean: in a file without a slip; family HAND), and the lines and files without a slip."""
+    from bench.calibration_fit import ALL_BREAKS, Labelled
     out, lines, files = [], 0, 0
     for name, source in repos.items():
         for seed in seeds:
             dest = work / "calibration" / f"{name}-{seed}"
             slips = make_repo(source, dest, PER_KIND, seed)
             seen = set()
-            for f in run_check(dest, _ALL_BREAKS, workers):
+            for f in run_check(dest, ALL_BREAKS, workers):
                 # a block shifted whole is one break: its lines that follow the header carry its evidence
                 key = (f["path"], json.dumps(f["evidence"], sort_keys=True))
                 if key in seen:
                     continue
                 seen.add(key)
                 slip, start = slips.get(f["path"]), f["gap_offset"] - 1
-                out.append((Evidence(**f["evidence"]), bool(slip and slip.touched(start, start + len(f["original"]))),
-                            slip is None, f"{name}-{seed}/{f['path']}", HAND))
+                out.append(Labelled.of_finding(f, bool(slip and slip.touched(start, start + len(f["original"]))),
+                                               slip is None, f"{name}-{seed}/{f['path']}", HAND))
             for p in java_files(dest):
                 if str(p.relative_to(dest)) not in slips:
                     files += 1
@@ -189,7 +188,8 @@ def calibrate(workers: int, repos=DEVELOPMENT, seeds=CAL_SEEDS, others=(), famil
     curve the hand slips', into CALIBRATION (the rest of it kept; the habit belief of large repositories is
     dropped: this one is fitted on them)."""
     from dataclasses import replace
-    from check.calibration import CALIBRATION, Calibration, Family, fit_habits
+    from bench.calibration_fit import Family, fit_habits
+    from check.calibration import CALIBRATION, Calibration
     found = repositories()
     breaks, lines, files = calibration_breaks({r: found[r] for r in repos if r in found}, seeds, workers)
     belief = fit_habits(breaks + list(others), {HAND: Family(lines, files, HABIT_BUDGETS, {}), **(families or {})},

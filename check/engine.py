@@ -14,7 +14,7 @@ import math
 import os
 import re
 from array import array
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
 
 from parsing.java import BOM, same_tokens, tokenize
@@ -57,7 +57,7 @@ class CheckConfig:
         """This config with each rule's least score raised by the evidence known of a file before it is
         ranked (its length, its findings so far; calibration.least_scores): a finding scoring less cannot
         reach the least confidence whatever the rest of its evidence. Exact, and the ranking goes less deep."""
-        if not calibration.weights or self.least_confidence <= 0:
+        if self.least_confidence <= 0:
             return self
         tighter = calibration.least_scores(self.least_confidence, known)
         return replace(self, least={r: max(v, tighter.get(r, tighter[POOLED])) for r, v in self.least.items()})
@@ -237,17 +237,17 @@ def check_text(scorer: Scorer, scheme: Scheme, text: str, path: str, cfg: CheckC
         if chosen is None:
             break
         f, rule, message, confidence, evidence = chosen
-        if crlf and f.repair.repaired != (repaired := _LONE_LF.sub("\r\n", f.repair.repaired)):
+        if crlf and f.repaired != (repaired := _LONE_LF.sub("\r\n", f.repaired)):
             # a line break a repair writes is the file's own (the model reads CRLF as LF)
-            f = replace(f, repair=replace(f.repair, repaired=repaired))
-        gap = f.repair.gap
+            f = replace(f, repaired=repaired)
+        gap = f.gap
         start = edits.gap_starts[gap]
         offset = f.offset - edits.current_start(gap) + start
         line, column = line_col(text, offset)
         out.append(Finding(path, line, column, offset, rule.id, message, confidence,
-                           f.score, start, f.repair.observed, f.repair.repaired, evidence))
-        current = edits.apply(current, gap, f.repair.observed, f.repair.repaired)
-        edits.fixed[gap] = f.repair.repaired
+                           f.score, start, f.observed, f.repaired, evidence_fields(evidence)))
+        current = edits.apply(current, gap, f.observed, f.repaired)
+        edits.fixed[gap] = f.repaired
     if (len(out) < cfg.max_findings and min(cfg.habit_least, cfg.habit_least_large) < math.inf
             and edits.gap_starts is not None):
         room = cfg.max_findings - len(out)
@@ -256,8 +256,14 @@ def check_text(scorer: Scorer, scheme: Scheme, text: str, path: str, cfg: CheckC
                 if room == 0:
                     break
                 room -= 1
-            out.append(f)
+            out.append(replace(f, evidence=evidence_fields(f.evidence)))   # (made with the Evidence itself)
     return tuple(out)
+
+
+def evidence_fields(evidence: Evidence) -> dict:
+    """A finding's evidence as the public Finding carries it: plain names and values (what --format json writes,
+    and Evidence(**fields) reads back)."""
+    return asdict(evidence)
 
 
 def _habit_findings(text: str, path: str, edits: _Edits, context: _Context, cfg: CheckConfig,
@@ -313,7 +319,7 @@ def _earlier(findings) -> int:
     """The evidence's `earlier` of a file's findings so far: those that undo one of the five kinds of slip. A
     file with one slip of CodRep's kind rarely has another once it is fixed; a repair of any size (a line
     re-indented, blank lines) says little of the file's next finding."""
-    return sum(codrep_edit(f.original, f.replacement) for f in findings)
+    return sum(codrep_edit(f.observed, f.repaired) for f in findings)
 
 
 def _best_repair(ranked: RankedFile, current: str, edits: _Edits, context: _Context, cfg: CheckConfig,
@@ -328,21 +334,21 @@ def _best_repair(ranked: RankedFile, current: str, edits: _Edits, context: _Cont
     passed = _Passed(current, edits)
     start = 0
     while start < len(ranked.candidates) and ranked.scores[start] >= floor:
-        for f in ranked.findings(8, start):
+        for f in ranked.best(8, start):
             if f.score < floor:
                 return None
-            gap = f.repair.gap
+            gap = f.gap
             if gap in edits.fixed or gap in edits.quiet():
                 continue
             before = edits.token_text(gap - 1) if gap > 0 else ""
             after = edits.token_text(gap) if gap < edits.token_count() else ""
-            if harmful(f.repair.observed, f.repair.repaired, before, after, lambda: context.indent(gap), edits.tabs):
+            if harmful(f.observed, f.repaired, before, after, lambda: context.indent(gap), edits.tabs):
                 continue
-            rule, message = describe(f.repair.observed, f.repair.repaired, before, after)
+            rule, message = describe(f.observed, f.repaired, before, after)
             if cfg.reported(rule.id, f.score):
                 evidence = replace(context.evidence(evidence_of(ranked.scores, ranked.gaps, gap, earlier), gap,
-                                                    f.repair.repaired),
-                                   other_edit=not codrep_edit(f.repair.observed, f.repair.repaired))
+                                                    f.repaired),
+                                   other_edit=not codrep_edit(f.observed, f.repaired))
                 confidence = calibration.confidence(rule.id, f.score, evidence)
                 if confidence >= cfg.least_confidence and not earlier and passed.any(gap):   # asked only now: a reparse
                     evidence = replace(evidence, earlier=1)
@@ -350,7 +356,7 @@ def _best_repair(ranked: RankedFile, current: str, edits: _Edits, context: _Cont
                 if confidence >= cfg.least_confidence:
                     if passed.keeps(f):
                         if evidence.repo_repaired > evidence.repo_observed:
-                            rule, message = describe(f.repair.observed, f.repair.repaired, before, after,
+                            rule, message = describe(f.observed, f.repaired, before, after,
                                                      "the repository")
                         return f, rule, message, confidence, evidence
                     continue
@@ -372,12 +378,12 @@ class _Passed:
     def keeps(self, f) -> bool:
         """Whether candidate f's repair keeps the tokens (the fixes so far kept them: the current text's are
         the original's)."""
-        lo = self.edits.current_start(f.repair.gap)
-        return same_tokens(self.current, lo, lo + len(f.repair.observed), f.repair.repaired, self.edits.token_texts())
+        lo = self.edits.current_start(f.gap)
+        return same_tokens(self.current, lo, lo + len(f.observed), f.repaired, self.edits.token_texts())
 
     def add(self, f) -> None:
-        if codrep_edit(f.repair.observed, f.repair.repaired):   # as _earlier counts them
-            self.by_gap.setdefault(f.repair.gap, f)
+        if codrep_edit(f.observed, f.repaired):   # as _earlier counts them
+            self.by_gap.setdefault(f.gap, f)
 
     def any(self, besides: int) -> bool:
         """Whether a candidate passed over on another gap than `besides` keeps the tokens."""

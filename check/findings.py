@@ -2,9 +2,7 @@
 whitespace that would fix it. Every output format (check/output.py) reads only this."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from .calibration import Evidence
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,14 +16,16 @@ class Finding:
     confidence: float    # the precision measured at this score on the development sets (0..1)
     score: float         # the ranker's log10 gain of the repair (higher: more surprising)
     start: int           # 0-based character index where the gap starts
-    original: str        # the gap's whitespace as it is
-    replacement: str     # the gap's whitespace after the fix
-    evidence: Evidence = Evidence()   # what the rest of the file's ranking said (the confidence's other input)
+    observed: str        # the gap's whitespace as it is
+    repaired: str        # the gap's whitespace after the fix
+    # what the engine weighed beside the score, by name (check/engine.py's evidence_fields: plain values, which
+    # --format json writes for the benchmark's calibration; no output format reads them otherwise)
+    evidence: dict[str, float | int | bool | str] = field(default_factory=dict, hash=False)
 
     @property
     def end(self) -> int:
         """0-based character index just past the gap as it is."""
-        return self.start + len(self.original)
+        return self.start + len(self.observed)
 
 
 @dataclass(frozen=True)

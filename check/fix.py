@@ -1,7 +1,7 @@
 """Fixes: the findings' repairs applied to a file's text (`apply`), shown as a unified diff (`unified_diff`, what
 `--diff` prints) or written in place (`write_fixed`, only with an explicit `--fix`).
 
-A repair only ever changes whitespace between tokens: one whose gap no longer holds its `original`, whose
+A repair only ever changes whitespace between tokens: one whose gap no longer holds its `observed` text, whose
 texts are not whitespace, that overlaps a repair already taken, or that would make the text tokenize
 differently (join, split or change a token, a comment, a string) is dropped.
 """
@@ -61,15 +61,15 @@ def rebuild(text: str, repairs: Sequence[Finding]) -> str:
     """`text` with each repair's gap replaced (the repairs apply to `text` and do not overlap)."""
     parts, at = [], 0
     for f in sorted(repairs, key=lambda f: f.start):
-        parts += (text[at:f.start], f.replacement)
+        parts += (text[at:f.start], f.repaired)
         at = f.end
     parts.append(text[at:])
     return "".join(parts)
 
 
 def _applies(text: str, f: Finding) -> bool:
-    return (0 <= f.start <= len(text) and text.startswith(f.original, f.start) and f.original != f.replacement
-            and JAVA_SPACE.issuperset(f.original) and JAVA_SPACE.issuperset(f.replacement))
+    return (0 <= f.start <= len(text) and text.startswith(f.observed, f.start) and f.observed != f.repaired
+            and JAVA_SPACE.issuperset(f.observed) and JAVA_SPACE.issuperset(f.repaired))
 
 
 def _token_texts(text: str) -> list[str]:

@@ -6,21 +6,19 @@
 
 line, column: the spot, 1-based, as editors count (LF, CRLF and CR each end a line); offset: the spot as the
 1-based character offset of the file (the CodRep convention); original/replacement: the gap's whitespace
-before and after the fix; gap_offset (1-based character offset), start_line/start_column and
-end_line/end_column (just past it): where that whitespace is, what a fix replaces; evidence: what the rest of
-the file's ranking said (check/calibration.py's Evidence), the confidence's other input (for a habit break,
-check/breaks.py: its `habit`, the repository's and the file's counts and the file's other `breaks`; its score
-is 0). The spot is the gap's first character, or the character after the gap (an empty gap, or one blamed on
+before and after the fix (the finding's `observed` and `repaired`); gap_offset (1-based character offset),
+start_line/start_column and end_line/end_column (just past it): where that whitespace is, what a fix replaces;
+evidence: what the engine weighed beside the score, by name (the finding's `evidence`, plain values: the rest
+of the file's ranking, the repository's and the file's counts; for a habit break, check/breaks.py, its `habit`
+and the file's other `breaks`, and its score is 0), what the benchmark calibrates on. The spot is the gap's first character, or the character after the gap (an empty gap, or one blamed on
 the token after it), or for a habit break the first character its repair changes.
 """
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 
 from parsing.offsets import Lines
 
-from .calibration import Evidence
 from .findings import CheckedFile, Finding
 from .report import Reporter, gap_span
 
@@ -29,14 +27,9 @@ def finding_object(f: Finding, lines: Lines) -> dict:
     (start_line, start_column), (end_line, end_column) = gap_span(lines, f)
     return {"path": f.path, "line": f.line, "column": f.column, "offset": f.offset, "rule": f.rule,
             "message": f.message, "confidence": round(f.confidence, 4), "score": round(f.score, 4),
-            "original": f.original, "replacement": f.replacement, "gap_offset": f.start + 1,
+            "original": f.observed, "replacement": f.repaired, "gap_offset": f.start + 1,
             "start_line": start_line, "start_column": start_column, "end_line": end_line, "end_column": end_column,
-            "evidence": evidence_object(f.evidence)}
-
-
-def evidence_object(e: Evidence) -> dict:
-    """A finding's evidence as --format json writes it (and bin/check-bench reads it back: Evidence(**...))."""
-    return {k: round(v, 4) if isinstance(v, float) else v for k, v in asdict(e).items()}
+            "evidence": {k: round(v, 4) if isinstance(v, float) else v for k, v in f.evidence.items()}}
 
 
 class JsonReporter(Reporter):

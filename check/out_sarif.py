@@ -54,7 +54,7 @@ class SarifReporter(Reporter):
     def result(self, f: Finding, lines: Lines, artifact: dict) -> dict:
         (start_line, start_column), (end_line, end_column) = gap_span(lines, f)
         gap = {"startLine": start_line, "startColumn": start_column, "endLine": end_line, "endColumn": end_column,
-               "charOffset": f.start, "charLength": len(f.original)}
+               "charOffset": f.start, "charLength": len(f.observed)}
         # shown: the part of the gap on the finding's own line (the line the text output names: an indentation's
         # gap starts with the line break before it), or, when none of it is there, the spot's own character;
         # the fix still replaces the whole gap
@@ -73,7 +73,7 @@ class SarifReporter(Reporter):
             "fixes": [{"description": {"text": f.message},
                        "artifactChanges": [{"artifactLocation": artifact,
                                             "replacements": [{"deletedRegion": gap,
-                                                              "insertedContent": {"text": f.replacement}}]}]}],
+                                                              "insertedContent": {"text": f.repaired}}]}]}],
             "rank": round(100 * f.confidence, 1),
             "properties": {"confidence": round(f.confidence, 4), "score": round(f.score, 4)},
         }

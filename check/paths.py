@@ -11,7 +11,8 @@ from .git import work_tree
 
 
 @lru_cache(maxsize=4096)
-def _top(folder: str) -> str | None:
+def work_tree_top(folder: str) -> str | None:
+    """The real path of the top of the git work tree `folder` is in (None: in none), asked of git once per folder."""
     top = work_tree(folder)
     return os.path.realpath(top) if top is not None else None
 
@@ -23,7 +24,7 @@ def tree_relative(path: str) -> str | None:
     folder = os.path.realpath(os.path.dirname(full))
     if not os.path.isdir(folder):
         return None
-    top = _top(folder)
+    top = work_tree_top(folder)
     if top is None:
         return None
     rel = os.path.relpath(os.path.join(folder, os.path.basename(full)), top)
@@ -49,6 +50,6 @@ def common_top(paths) -> Path | None:
     for p in paths:
         full = os.path.abspath(p)
         folder = full if os.path.isdir(full) else os.path.dirname(full)
-        tops.add(_top(os.path.realpath(folder)) if os.path.isdir(folder) else None)
+        tops.add(work_tree_top(os.path.realpath(folder)) if os.path.isdir(folder) else None)
     top = tops.pop() if len(tops) == 1 else None
     return Path(top) if top is not None else None

@@ -2,10 +2,10 @@
 name a few files, and those are judged with the habits of every Java file of their git work tree, exactly as a
 run on the whole tree judges them (the same folder counts, so the same scores and confidences).
 
-What `ranker/folder.py` learns of a file (its wide-context gap counts, its narrow ones, its whitespace habits)
-is cached per file, keyed by its bytes and the learning's signature, and the tree's sum of them is cached per
-work tree with the list of what it holds; a run re-learns only the files whose bytes changed and updates the
-sum by their difference. Every cache file is written to a temporary file and renamed into place, so
+What is learned of a file (ranker/counts.py's learn_text, as ranker/folder.py learns it: its wide-context gap
+counts, its narrow ones, its whitespace habits) is cached per file, keyed by its bytes and the learning's
+signature, and the tree's sum of them is cached per work tree with the list of what it holds; a run re-learns
+only the files whose bytes changed and updates the sum by their difference. Every cache file is written to a temporary file and renamed into place, so
 concurrent runs never read half a file; a file's counts and a pack are named by their content's key and
 never change once there, a tree's listing and sum are replaced whole; what no listing refers to is pruned. A
 cold cache writes one pack of every file's counts (one file instead of thousands), a warm run one file per
@@ -27,12 +27,11 @@ from pathlib import Path
 import numpy as np
 
 from formats.files import InputError, decode
-from parsing.java import BOM
 from parsing.schemes import Scheme
-from ranker.cache import REACHES, StyleCounts, _Counts, learned_narrow, wide_keys
+from ranker.cache import REACHES
+from ranker.counts import Counts, learn_text, total as summed
 from ranker.habits import PRIORS, HabitCounts
 from ranker.rank import Style
-from ranker.walk import StyleWalk
 from unnatural import __version__
 
 from .git import GitError, git
@@ -41,88 +40,35 @@ FORMAT = 3                       # of the cached arrays; any change to what is l
 _LEVELS = len(REACHES)
 _HABITS = sum(len(p) for p in PRIORS)
 _HEAD = 2 + _LEVELS + 1 + _HABITS   # FORMAT, levels, per level its length, the narrow length, the habits
-_SYMBOL_BITS = 24                # ranker/cache.py's: a (context, symbol) key's context is its high 40 bits
 _RACY_NS = 2_000_000_000        # a file changed this close to when its status was noted is read again
 _UNUSED_SECONDS = 30 * 86400   # a tree's listing not written for this long is pruned with what it alone uses
 _KEEP_SECONDS = 3600             # an entry no listing refers to is pruned once it is this old
 
 
-@dataclass(frozen=True)
-class Counts:
-    """What is learned of some files, summed: per level of REACHES the (wide context, gap symbol) keys and
-    their counts (sorted, unique), the narrow keys and counts, and the whitespace habits."""
-    wide: tuple[tuple[np.ndarray, np.ndarray], ...]
-    narrow: tuple[np.ndarray, np.ndarray]
-    habits: HabitCounts
-
-    @staticmethod
-    def empty() -> "Counts":
-        none = (np.zeros(0, np.int64), np.zeros(0, np.int64))
-        return Counts((none,) * _LEVELS, none, HabitCounts.of_values(()))
-
-    def to_array(self) -> np.ndarray:
-        habits = [int(x) for c in self.habits.counts for x in c]
-        head = [FORMAT, _LEVELS, *(len(k) for k, _ in self.wide), len(self.narrow[0]), *habits]
-        return np.concatenate([np.asarray(head, np.int64), *(a for pair in self.wide for a in pair), *self.narrow])
-
-    @staticmethod
-    def from_array(a: np.ndarray) -> "Counts":
-        if a.dtype != np.int64 or a.ndim != 1 or len(a) < _HEAD or a[0] != FORMAT or a[1] != _LEVELS:
-            raise ValueError("not a cached count array")
-        sizes = [int(x) for x in a[2:2 + _LEVELS + 1]]
-        flat = [float(x) for x in a[2 + _LEVELS + 1:_HEAD]]
-        habits, at = [], 0
-        for prior in PRIORS:
-            habits.append(tuple(flat[at:at + len(prior)]))
-            at += len(prior)
-        pairs, at = [], _HEAD
-        for n in sizes:
-            pairs.append((a[at:at + n], a[at + n:at + 2 * n]))
-            at += 2 * n
-        if at != len(a):
-            raise ValueError("truncated cached count array")
-        return Counts(tuple(pairs[:-1]), pairs[-1], HabitCounts(tuple(habits)))
+def _to_array(counts: Counts) -> np.ndarray:
+    """Counts as one cached array: FORMAT, the levels, each level's length and the narrow length, the habits,
+    then each level's keys and counts and the narrow keys and counts."""
+    habits = [int(x) for c in counts.habits.counts for x in c]
+    head = [FORMAT, _LEVELS, *(len(k) for k, _ in counts.wide), len(counts.narrow[0]), *habits]
+    return np.concatenate([np.asarray(head, np.int64), *(a for pair in counts.wide for a in pair), *counts.narrow])
 
 
-def _summed(keys: list[np.ndarray], counts: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Keys and counts (negative ones take away) summed per key; keys whose count is 0 dropped."""
-    none = np.zeros(0, np.int64)
-    table = _Counts(np.concatenate(keys or [none]), np.concatenate(counts or [none]))
-    # _Counts sums with bincount's float weights: exact for counts below 2**53
-    keep = table.counts != 0
-    return table.keys[keep], table.counts[keep]
-
-
-def add(parts: list[Counts], signs: list[int] | None = None) -> Counts:
-    """The sum of `parts`, each counted `signs[i]` times (+1 or -1)."""
-    signs = signs or [1] * len(parts)
-    wide = tuple(_summed([p.wide[level][0] for p in parts], [s * p.wide[level][1] for p, s in zip(parts, signs)])
-                 for level in range(_LEVELS))
-    narrow = _summed([p.narrow[0] for p in parts], [s * p.narrow[1] for p, s in zip(parts, signs)])
-    habits = HabitCounts.of_values(())
-    for p, s in zip(parts, signs):
-        habits = habits + p.habits if s > 0 else habits - p.habits
-    return Counts(wide, narrow, habits)
-
-
-def _merged(keys: np.ndarray, counts: np.ndarray, dkeys: np.ndarray, dcounts: np.ndarray):
-    """Sorted unique (keys, counts) plus a few sorted unique (dkeys, dcounts), without sorting the whole
-    table again (a run that changed one file changes a few thousand of its million keys)."""
-    at = np.searchsorted(keys, dkeys)
-    found = at < len(keys)
-    found[found] = keys[at[found]] == dkeys[found]
-    counts = counts.copy()
-    counts[at[found]] += dcounts[found]
-    keys = np.insert(keys, at[~found], dkeys[~found])
-    counts = np.insert(counts, at[~found], dcounts[~found])
-    keep = counts != 0
-    return keys[keep], counts[keep]
-
-
-def merged(total: Counts, delta: Counts) -> Counts:
-    """total + delta, as `add([total, delta])` gives it."""
-    wide = tuple(_merged(*t, *d) for t, d in zip(total.wide, delta.wide))
-    return Counts(wide, _merged(*total.narrow, *delta.narrow), total.habits + delta.habits)
+def _from_array(a: np.ndarray) -> Counts:
+    if a.dtype != np.int64 or a.ndim != 1 or len(a) < _HEAD or a[0] != FORMAT or a[1] != _LEVELS:
+        raise ValueError("not a cached count array")
+    sizes = [int(x) for x in a[2:2 + _LEVELS + 1]]
+    flat = [float(x) for x in a[2 + _LEVELS + 1:_HEAD]]
+    habits, at = [], 0
+    for prior in PRIORS:
+        habits.append(tuple(flat[at:at + len(prior)]))
+        at += len(prior)
+    pairs, at = [], _HEAD
+    for n in sizes:
+        pairs.append((a[at:at + n], a[at + n:at + 2 * n]))
+        at += 2 * n
+    if at != len(a):
+        raise ValueError("truncated cached count array")
+    return Counts(tuple(pairs[:-1]), pairs[-1], HabitCounts(tuple(habits)))
 
 
 def learn_bytes(scheme: Scheme, data: bytes, name: str, max_bytes: int | None = None) -> Counts:
@@ -141,55 +87,7 @@ def _learned(scheme: Scheme, data: bytes, name: str, max_bytes: int | None,
         text = decode(data, name)
     except InputError:
         return Counts.empty(), None
-    if text.startswith(BOM):
-        text = text[1:]
-    walk = StyleWalk(scheme, text, keep=keep)
-    wide = tuple(np.unique(k, return_counts=True) for k in wide_keys(walk.ids))
-    narrow = learned_narrow(walk.ids, walk.gap_texts())
-    as64 = lambda pair: (pair[0].astype(np.int64), pair[1].astype(np.int64))
-    counts = Counts(tuple(map(as64, wide)), as64(narrow), HabitCounts.of(walk.gap_texts(), walk.unit))
-    return counts, walk.parsed if keep else None
-
-
-def shared(total: Counts) -> Counts:
-    """The counts StyleCounts(shared=True) keeps of a sum: a context with a single key seen once dropped."""
-    return Counts(tuple(_pruned(keys, n) for keys, n in total.wide), total.narrow, total.habits)
-
-
-class FixedCounts(StyleCounts):
-    """A folder's StyleCounts from summed counts (not streams), already `shared`."""
-
-    def __init__(self, counts: Counts):
-        super().__init__(shared=True)
-        self._tables = [_table(keys, n) for keys, n in counts.wide]
-        self._narrow_table = _table(*counts.narrow)
-
-    def __getstate__(self) -> dict:
-        return {"tables": [(t.keys, t.counts) for t in self._tables],
-                "narrow_table": (self._narrow_table.keys, self._narrow_table.counts)}
-
-    def __setstate__(self, state: dict) -> None:
-        self.shared, self._streams, self._narrow = True, [], []
-        self._tables = [_table(k, c) for k, c in state["tables"]]
-        self._narrow_table = _table(*state["narrow_table"])
-
-
-def _table(keys: np.ndarray, counts: np.ndarray) -> _Counts:
-    table = _Counts.__new__(_Counts)
-    table.keys, table.counts = keys, counts
-    return table
-
-
-def _pruned(keys: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """StyleCounts.tables()' pruning with `shared`: a context with a single key seen once is dropped."""
-    if not len(keys):
-        return keys, counts
-    # the keys are sorted, so a context's keys are neighbours: its run found without sorting again
-    contexts = keys >> _SYMBOL_BITS
-    starts = np.flatnonzero(np.concatenate(([True], contexts[1:] != contexts[:-1])))
-    sizes = np.diff(np.append(starts, len(keys)))
-    once = np.repeat((sizes == 1) & (counts[starts] == 1), sizes)
-    return keys[~once], counts[~once]
+    return learn_text(scheme, text, keep)
 
 
 @dataclass(frozen=True)
@@ -207,9 +105,9 @@ class TreeStyle:
         """A function path -> Style, as ranker/folder.py's folder_style gives, for the files of this tree.
         With `paths`, their own counts are looked up now and the function holds only what they need (it
         travels to cluster workers); another path is then not taken for one of the tree's files."""
-        folder = FixedCounts(self.total)
+        folder = self.total
         top = os.path.realpath(self.top)
-        empty = StyleCounts()
+        empty = Counts.empty()
         habits = self.total.habits
 
         def rel(path: str) -> str:
@@ -264,7 +162,7 @@ class Cache:
     `files/<key>.npy`, one file's counts (learned by an incremental run); `packs/<name>.npy` with
     `packs/<name>.json`, many files' counts in one array and where each is (written by a run that learned the
     whole tree: one file instead of thousands); `trees/<tree>.json`, a work tree's listing (path -> key, the
-    packs it uses, the files' statuses), and `trees/<tree>-<sum>.npy` (and `.shared.npy`, as StyleCounts
+    packs it uses, the files' statuses), and `trees/<tree>-<sum>.npy` (and `.shared.npy`, as Counts.shared
     keeps it), the sum of the files' counts it lists."""
 
     def __init__(self, folder: Path | None):
@@ -292,7 +190,7 @@ class Cache:
             where = index.get(key)
             if where is not None:
                 try:
-                    return Counts.from_array(np.array(array[where[0]:where[0] + where[1]]))
+                    return _from_array(np.array(array[where[0]:where[0] + where[1]]))
                 except (ValueError, TypeError, IndexError):
                     return None
         return self.load(f"files/{key}.npy")
@@ -301,12 +199,12 @@ class Cache:
         if self.folder is None:
             return None
         try:
-            return Counts.from_array(np.load(self.folder / name, allow_pickle=False))
+            return _from_array(np.load(self.folder / name, allow_pickle=False))
         except (OSError, ValueError, EOFError):
             return None   # missing, pruned or foreign: learned again
 
     def save(self, name: str, counts: Counts) -> None:
-        self._write(name, lambda f: np.save(f, counts.to_array(), allow_pickle=False))
+        self._write(name, lambda f: np.save(f, _to_array(counts), allow_pickle=False))
 
     def save_pack(self, entries: dict[str, np.ndarray]) -> str | None:
         """Write these entries (key -> counts array) as one pack; its name, or None when not written."""
@@ -469,11 +367,11 @@ def tree_style(top: Path, files: list[str], scheme: Scheme, max_bytes: int | Non
             fresh, parsed = _learn_all([(k, path_of[k]) for k in new if cache.entry(k) is None], scheme, content,
                                        max_bytes, workers)
             learned += len(fresh)
-            pack = cache.save_pack({k: c.to_array() for k, c in fresh.items()})
+            pack = cache.save_pack({k: _to_array(c) for k, c in fresh.items()})
             packs = [pack] if pack is not None and len(fresh) == len(new) else packs + [pack] * (pack is not None)
             total = _weighted([fresh.get(k) or cache.entry(k) or entry(k) for k in new], list(new.values()))
             cache.use_packs(packs)
-        pruned = shared(total)
+        pruned = total.shared()
         cache.save(f"trees/{tree}-{_digest(new)}.npy", total)
         cache.save(f"trees/{tree}-{_digest(new)}.shared.npy", pruned)
     if old != new or listing.get("top") != str(top) or data:
@@ -512,7 +410,7 @@ def _total(cache: Cache, tree: str, same: bool, old: Counter | None, new: Counte
         return total
     parts.extend(entry(key) for key in added)
     times.extend(added.values())
-    return merged(total, _weighted(parts, times))
+    return total.merged(_weighted(parts, times))
 
 
 def _read(path: Path) -> bytes:
@@ -529,7 +427,7 @@ def _weighted(parts: list[Counts], times: list[int]) -> Counts:
     for p, n in zip(parts, times):
         expanded.extend([p] * abs(n))
         signs.extend([1 if n > 0 else -1] * abs(n))
-    return add(expanded, signs)
+    return summed(expanded, signs)
 
 
 def _digest(keys: Counter) -> str:
@@ -555,7 +453,7 @@ class _OwnCounts(dict):
 def _learn_one(scheme: Scheme, max_bytes: int | None, item: tuple[str, bytes]) -> tuple[np.ndarray, bytes | None]:
     rel, data = item
     counts, parsed = _learned(scheme, data, rel, max_bytes, keep=True)
-    return counts.to_array(), parsed
+    return _to_array(counts), parsed
 
 
 def _learn_all(wanted: list[tuple[str, str]], scheme: Scheme, content, max_bytes: int | None,
@@ -571,7 +469,7 @@ def _learn_all(wanted: list[tuple[str, str]], scheme: Scheme, content, max_bytes
     counts, parsed = {}, {}
     try:
         for (key, _), (array, leaves) in zip(wanted, results):
-            counts[key], parsed[key] = Counts.from_array(array), leaves
+            counts[key], parsed[key] = _from_array(array), leaves
     finally:
         if hasattr(results, "close"):
             results.close()
@@ -582,14 +480,14 @@ def learning_tree(paths: list[str]) -> Path | None:
     """The git work tree whose whole style checks `paths`: the one top they are all inside, none of them
     ignored by git (a user who names an ignored folder, or files of two trees, gets their own style). One git
     process per folder and one for the ignore rules (a pre-commit hook names many files)."""
-    from .paths import _top
+    from .paths import work_tree_top
     tops: dict[str, list[str]] = {}
     for p in paths:
         real = os.path.realpath(p)
         folder = real if os.path.isdir(real) else os.path.dirname(real)
         if not os.path.isdir(folder):
             continue
-        top = _top(folder)
+        top = work_tree_top(folder)
         if top is None:
             return None
         tops.setdefault(top, [])

@@ -32,7 +32,7 @@ def entry_text(rule: str, shared: bool = True) -> str:
     `shared`, the text every entry shares is left out (docs/rules.md says it once)."""
     r = RULES[rule]
     x = r.example
-    found, message = describe(x.original, x.replacement, x.before, x.after)
+    found, message = describe(x.observed, x.repaired, x.before, x.after)
     reported = ("" if r.reported == "medium" else
                 " At the default sensitivity a finding of this rule is rare; `--sensitivity high` reports more.")
     shown = ("The fix, as `bin/check --diff` prints it:" if r.fixable else
@@ -44,7 +44,7 @@ def entry_text(rule: str, shared: bool = True) -> str:
         "",
         f"**Why.** {r.why}",
         "",
-        f"**Example.** `{_visible(x.original)}` between `{x.before}` and `{x.after}`: `{found.id}`, \"{message}\". "
+        f"**Example.** `{_visible(x.observed)}` between `{x.before}` and `{x.after}`: `{found.id}`, \"{message}\". "
         + shown,
         "",
         "```diff",

@@ -5,7 +5,7 @@ fixes, and whether it is checked by default. And the rule of a repair of one gap
 "expected 8 spaces of indentation, found 6").
 
 The ranker knows only gap texts; the rule follows from how the line breaks, the indentation after the last
-one and the spaces between two tokens change. Each rule's example is a (gap, replacement, token before, token
+one and the spaces between two tokens change. Each rule's example is a (gap, repaired gap, token before, token
 after) that `describe` must name as that rule, in a small file holding that gap whose fix is the example's
 diff (tests/test_rule_docs.py): the documentation cannot drift from the code.
 """
@@ -24,15 +24,15 @@ SAFE_TEXT = ("Safe: a fix changes whitespace only, and is written only when the 
 
 @dataclass(frozen=True)
 class Example:
-    original: str          # the gap's whitespace as written
-    replacement: str       # the fix
+    observed: str          # the gap's whitespace as written
+    repaired: str          # the fix
     before: str            # the token before the gap
     after: str             # the token after it
-    file: str              # a small Java file holding the slip: before + original + after appears once
+    file: str              # a small Java file holding the slip: before + observed + after appears once
 
     def fixed(self) -> str:
-        slip = self.before + self.original + self.after
-        return self.file.replace(slip, self.before + self.replacement + self.after, 1)
+        slip = self.before + self.observed + self.after
+        return self.file.replace(slip, self.before + self.repaired + self.after, 1)
 
 
 @dataclass(frozen=True)
@@ -269,20 +269,20 @@ def _blank_lines(n: int) -> str:
     return "no blank line" if n == 0 else "1 blank line" if n == 1 else f"{n} blank lines"
 
 
-def describe(original: str, replacement: str, before: str, after: str, by: str = "") -> tuple[Rule, str]:
-    """(rule, message) of replacing gap text `original` by `replacement` between tokens `before` and
-    `after` ('' at the start or end of the file). `by`: who writes the replacement in this place, for the
+def describe(observed: str, repaired: str, before: str, after: str, by: str = "") -> tuple[Rule, str]:
+    """(rule, message) of replacing gap text `observed` by `repaired` between tokens `before` and
+    `after` ('' at the start or end of the file). `by`: who writes the repaired text in this place, for the
     message ('the repository'; '': nobody said)."""
-    if original != replacement and _BREAK.sub("\n", original) == _BREAK.sub("\n", replacement):
-        return LINE_ENDING, f"{_ending(original)} line ending where the file uses {_ending(replacement)}"
-    nb_o, nb_r = line_breaks(original), line_breaks(replacement)
+    if observed != repaired and _BREAK.sub("\n", observed) == _BREAK.sub("\n", repaired):
+        return LINE_ENDING, f"{_ending(observed)} line ending where the file uses {_ending(repaired)}"
+    nb_o, nb_r = line_breaks(observed), line_breaks(repaired)
     prev, nxt = show_token(before) if before else "the start of the file", show_token(after) if after else "the end of the file"
     if before and not after:
         return FINAL_NEWLINE, _file_end(nb_o, nb_r)
     if nb_o and nb_o == nb_r:
-        if _head(original) != _head(replacement):
+        if _head(observed) != _head(repaired):
             return TRAILING_SPACE, f"trailing whitespace after {prev}"
-        o, r = _tail(original), _tail(replacement)
+        o, r = _tail(observed), _tail(repaired)
         if o != r:
             if _mixed(o) and not _mixed(r):
                 return TAB, f"indentation mixes tabs and spaces: expected {amount(r)}, found {amount(o)}"
@@ -300,13 +300,13 @@ def describe(original: str, replacement: str, before: str, after: str, by: str =
         return LINE_BREAK, f"unexpected line break between {prev} and {nxt}"
     if nb_r:
         return LINE_BREAK, f"expected a line break before {nxt}"
-    if not original:
+    if not observed:
         return MISSING_SPACE, f"missing space between {prev} and {nxt}"
-    if not replacement:
-        what = "tab" if "\t" in original else "space" if len(original) == 1 else "whitespace"
+    if not repaired:
+        what = "tab" if "\t" in observed else "space" if len(observed) == 1 else "whitespace"
         if after in _TIGHT_BEFORE or before not in _TIGHT_AFTER:
-            return (TAB if "\t" in original else SPACE_BEFORE), f"unexpected {what} before {nxt}"
-        return (TAB if "\t" in original else SPACE_AFTER), f"unexpected {what} after {prev}"
-    if ("\t" in original) != ("\t" in replacement):
-        return TAB, f"expected {amount(replacement)} between {prev} and {nxt}, found {amount(original)}"
-    return WHITESPACE, f"expected {amount(replacement)} between {prev} and {nxt}, found {amount(original)}"
+            return (TAB if "\t" in observed else SPACE_BEFORE), f"unexpected {what} before {nxt}"
+        return (TAB if "\t" in observed else SPACE_AFTER), f"unexpected {what} after {prev}"
+    if ("\t" in observed) != ("\t" in repaired):
+        return TAB, f"expected {amount(repaired)} between {prev} and {nxt}, found {amount(observed)}"
+    return WHITESPACE, f"expected {amount(repaired)} between {prev} and {nxt}, found {amount(observed)}"

@@ -17,7 +17,7 @@ from functools import lru_cache
 from .grammar import Grammar, lazy_language, same_tokens_with
 from .java import stream_of_leaves
 from .language import Language
-from .symbols import _safe
+from .symbols import safe_symbol
 from .tokens import TokenStream
 
 WHOLE_KINDS = frozenset({"string_literal", "char_literal", "system_lib_string", "comment", "raw_string_literal"})
@@ -40,7 +40,7 @@ def token_symbol(kind: str, text: str) -> str:
         return "LINECOMMENT" if text.startswith("//") else "DOC" if text.startswith(("/**", "/*!")) else "BLOCKCOMMENT"
     if kind.endswith("identifier"):   # identifier, field_, statement_, namespace_identifier
         return "ID"
-    return _safe(text, kind.upper())
+    return safe_symbol(text, kind.upper())
 
 
 def tokenizer(grammar: Grammar):

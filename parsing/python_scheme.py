@@ -17,7 +17,7 @@ continuation line, `·c1+s4` (`c` instead of `n`, indentation relative to the lo
 """
 from __future__ import annotations
 
-from .symbols import GAP_MARK, _runs, _safe, gap_symbol, newline_parts
+from .symbols import GAP_MARK, run_code, safe_symbol, gap_symbol, newline_parts
 from .tokens import TokenStream
 
 OPEN, CLOSE = frozenset("([{"), frozenset(")]}")
@@ -28,12 +28,12 @@ _TRIPLE = ('"""', "'''")
 
 def token_symbol(kind: str, text: str) -> str:
     if kind == "identifier":
-        return _safe(text, "ID")
+        return safe_symbol(text, "ID")
     if kind == "string":
         body = text.lstrip("rRbBuUfF")   # string prefixes
         return "MLSTR" if body.startswith(_TRIPLE) else "STR"
     sym = LITERALS.get(kind)
-    return sym if sym is not None else _safe(text, kind.upper())
+    return sym if sym is not None else safe_symbol(text, kind.upper())
 
 
 def kind_symbol(kind: str, text: str) -> str:
@@ -62,7 +62,7 @@ class PythonLayout:
     def gap(self, gap: str) -> str:
         """The symbol of whitespace `gap`, updating the stack when it starts a logical line."""
         if "\n" not in gap:
-            return GAP_MARK + _runs(gap)
+            return GAP_MARK + run_code(gap)
         top = self.stack[-1]
         if self.depth > 0:   # a continuation line: characters relative to the logical line, as Java's
             return gap_symbol(gap, top).replace("n", self.continuation, 1)   # (the first 'n': the newline count's)
@@ -81,7 +81,7 @@ class PythonLayout:
                 self.stack.pop()
             if last != self.stack[-1]:
                 self.stack.append(last)
-            shape = "@" + _runs(last)
+            shape = "@" + run_code(last)
         return f"{GAP_MARK}{head}n{newlines}{flags}{shape}"
 
     def token(self, kind: str, text: str) -> None:

@@ -42,7 +42,7 @@ from functools import lru_cache
 from .offsets import last_line
 from .style import detect_indentation
 # the gap symbols, also importable from here as they always were
-from .symbols import GAP_MARK, RESERVED, _runs, _safe, gap_symbol, newline_parts  # noqa: F401
+from .symbols import GAP_MARK, RESERVED, gap_symbol, newline_parts, safe_symbol  # noqa: F401
 from .tokens import TokenStream
 
 # Named leaves abstracted to their kind by every scheme (literals, comments, junk).
@@ -123,28 +123,28 @@ def walk(stream: TokenStream, token_symbol, unit: str | None = None) -> tuple[li
 
 
 @lru_cache(maxsize=1 << 16)
-def _kind_symbol(kind: str, text: str) -> str:
+def kind_symbol(kind: str, text: str) -> str:
     sym = LITERAL_SYMBOLS.get(kind) or IDENTIFIER_SYMBOLS.get(kind)
     if sym is not None:
         if sym == "BLOCKCOMMENT" and text.startswith("/**"):
             return "JAVADOC"
         return sym
-    return _safe(text, kind.upper())
+    return safe_symbol(text, kind.upper())
 
 
 @lru_cache(maxsize=1 << 18)
 def _text_symbol(kind: str, text: str) -> str:
     if kind in IDENTIFIER_SYMBOLS:
-        return _safe(text, IDENTIFIER_SYMBOLS[kind])
-    return _kind_symbol(kind, text)
+        return safe_symbol(text, IDENTIFIER_SYMBOLS[kind])
+    return kind_symbol(kind, text)
 
 
 DEFAULT_SCHEME = "kind-units"
 SCHEMES: dict[str, Scheme] = {
     "kind-units": Scheme("kind-units", "identifiers and literals abstracted to their kind, indentation in the "
-                         "file's own units (default)", _kind_symbol, "units"),
+                         "file's own units (default)", kind_symbol, "units"),
     "kind": Scheme("kind", "identifiers and literals abstracted to their kind, gaps as whitespace runs",
-                   _kind_symbol),
+                   kind_symbol),
     "text": Scheme("text", "identifier text kept, literals abstracted to their kind, gaps as whitespace runs",
                    _text_symbol),
 }

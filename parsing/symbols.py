@@ -15,7 +15,7 @@ RESERVED = frozenset({"<s>", "</s>", "<unk>"})
 _RUN_LETTER = {" ": "s", "\t": "t", "\f": "f", "\r": "r", "\v": "v"}
 
 
-def _runs(ws: str) -> str:
+def run_code(ws: str) -> str:
     """Run-length code of a whitespace string: '  \\t' -> 's2t1' (other whitespace is 'u')."""
     out = []
     prev, count = None, 0
@@ -41,7 +41,7 @@ def newline_parts(gap: str) -> tuple[str, int, str, str]:
     if crlf:
         first = first[:-1]
     blank_ws = any(m[:-1] if m.endswith("\r") else m for m in middle)
-    head = _runs(first) + "|" if first else ""
+    head = run_code(first) + "|" if first else ""
     return head, len(lines) - 1, ("r" if crlf else "") + ("w" if blank_ws else ""), last
 
 
@@ -51,7 +51,7 @@ def gap_symbol(gap: str, indent: str, unit: str | None = None) -> str:
     file's indentation unit (a tab or k spaces), or as whitespace runs when `unit` is None."""
     gap = as_lf(gap)
     if "\n" not in gap:
-        return GAP_MARK + _runs(gap)
+        return GAP_MARK + run_code(gap)
     head, newlines, flags, last = newline_parts(gap)
     if unit is not None:
         width = TAB_STOP if unit == "\t" else len(unit)
@@ -64,16 +64,16 @@ def gap_symbol(gap: str, indent: str, unit: str | None = None) -> str:
     if last == indent:
         shape = "="
     elif last.startswith(indent):
-        shape = "+" + _runs(last[len(indent):])
+        shape = "+" + run_code(last[len(indent):])
     elif indent.startswith(last):
-        shape = "-" + _runs(indent[len(last):])
+        shape = "-" + run_code(indent[len(last):])
     else:
-        shape = "@" + _runs(last)
+        shape = "@" + run_code(last)
     return f"{GAP_MARK}{head}n{newlines}{flags}{shape}"
 
 
 
-def _safe(text: str, fallback: str) -> str:
+def safe_symbol(text: str, fallback: str) -> str:
     """Use a token's text as its symbol only when KenLM can take it."""
     if not text or text in RESERVED or text.startswith(GAP_MARK) or any(c.isspace() for c in text):
         return fallback

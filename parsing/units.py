@@ -19,14 +19,14 @@ from dataclasses import dataclass
 from functools import cache
 
 from .java import GRAMMAR, JOINED_OPERATORS
-from .schemes import IDENTIFIER_SYMBOLS, LITERAL_SYMBOLS, RESERVED, Scheme, _kind_symbol
+from .schemes import IDENTIFIER_SYMBOLS, LITERAL_SYMBOLS, RESERVED, Scheme, kind_symbol
 
 UNKNOWN = 2   # Walked.joinable: a character the C++ walk does not classify (not ASCII) meets the gap
 
 
 def covers(scheme: Scheme) -> bool:
     """Whether the C++ walk writes `scheme`'s symbols (the kind-units scheme's, Java's)."""
-    return scheme.language == "java" and scheme.units and scheme.walker is None and scheme.token_symbol is _kind_symbol
+    return scheme.language == "java" and scheme.units and scheme.walker is None and scheme.token_symbol is kind_symbol
 
 
 @cache
@@ -34,7 +34,7 @@ def walker():
     """The C++ walker, told the kind-units scheme's token symbols."""
     w = GRAMMAR.walker[0]
     w.units_scheme(fixed={**LITERAL_SYMBOLS, **IDENTIFIER_SYMBOLS},
-                   prefixed=[("block_comment", "/**", "JAVADOC")],   # as parsing.schemes._kind_symbol
+                   prefixed=[("block_comment", "/**", "JAVADOC")],   # as parsing.schemes.kind_symbol
                    reserved=sorted(RESERVED), operators=list(JOINED_OPERATORS), line_comment="line_comment")
     return w
 

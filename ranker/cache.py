@@ -16,8 +16,8 @@ both the n-gram model's longer context and the file's own habits; in a context o
 folder's counts say how the project writes that very construct.
 
 The file's own counts and every lookup are ranker/native.cpp's StyleCache (ranking a file alone imports no
-numpy); the folder's counts are kept here, with numpy, and folder_cache hands them to a file's StyleCache,
-which takes the part of them the file's contexts use. Symbols are interned to integers (ranker/symbols.py);
+numpy); the folder's counts (ranker/counts.py) are numpy's, keyed here, and folder_cache hands them to a file's
+StyleCache, which takes the part of them the file's contexts use. Symbols are interned to integers (ranker/symbols.py);
 a wide context is a 64-bit hash of its tokens' text (the same in every process, so the folder's counts
 travel to cluster workers as they are, and the StyleCache hashes a file's contexts as wide_contexts does).
 """
@@ -28,7 +28,7 @@ import hashlib
 import numpy as np
 
 from ._native import StyleCache, wide_contexts as native_wide_contexts
-from .symbols import PAD, intern as _intern, symbol_count, symbol_ids, symbol_names
+from .symbols import PAD, intern as _intern, symbol_count, symbol_names
 
 # Tokens a side of the folder's wide contexts, one level each. Chosen on the development sets (MRR / AUC,
 # means of the 7 sets; docs/detection.md): on subsets of 150 tasks + 150 clean files each, 3: 0.9568 /
@@ -64,8 +64,8 @@ def symbol_hashes(ids: np.ndarray) -> np.ndarray:
 # A wide (context, gap symbol) pair is one int64: the context's hash in the high 40 bits, the symbol text's
 # hash in the low 24, so that a context's pairs are neighbours in a sorted table (a folder of 5,000 files
 # has about 10 million contexts: a few dozen pairs of them may share 40 bits; a few hundred gap symbols, 24).
-_SYMBOL_BITS = 24
-_SYMBOL_PART = np.uint64((1 << _SYMBOL_BITS) - 1)
+SYMBOL_BITS = 24
+_SYMBOL_PART = np.uint64((1 << SYMBOL_BITS) - 1)
 
 
 def wide_contexts(ids: np.ndarray) -> list[np.ndarray]:
@@ -199,124 +199,13 @@ def narrow_keys_of(triples: list[tuple[str, str, str]]) -> np.ndarray:
     return np.array([_known_keys[t] for t in triples], dtype=np.int64)
 
 
-class _Counts:
-    """How often each int64 key occurs (`counts`: each of `keys` stands for that many)."""
-
-    def __init__(self, keys: np.ndarray, counts: np.ndarray | None = None):
-        if counts is None:
-            self.keys, self.counts = np.unique(keys, return_counts=True)
-        else:
-            self.keys, at = np.unique(keys, return_inverse=True)
-            self.counts = np.bincount(at, weights=counts, minlength=len(self.keys)).astype(np.int64)
-
-    def get(self, keys: np.ndarray) -> np.ndarray:
-        if not len(self.keys):
-            return np.zeros(len(keys), dtype=np.int64)
-        at = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
-        return np.where(self.keys[at] == keys, self.counts[at], 0)
-
-
-class StyleCounts:
-    """A folder's gap symbol counts per wide context, one level per reach of REACHES (a context's total is
-    the sum of its keys' counts). (A file's own counts, in the narrow context, are the StyleCache's.)"""
-
-    def __init__(self, streams: list[list[str]] = (), shared: bool = False):
-        """`shared`: keep only the contexts seen more than once. A context seen once is only ever the gap
-        under test's own, which is left out of its evidence: the folder's table loses nothing and shrinks
-        by half to three quarters."""
-        self.shared = shared
-        self._streams: list[list[np.ndarray]] = []   # per stream, per level: (context, symbol) keys
-        self._narrow: list[tuple[np.ndarray, np.ndarray]] = []   # per stream: its narrow_keys, counted
-        self._tables = None
-        self._narrow_table = None
-        for syms in streams:
-            self.add(syms)
-
-    @property
-    def levels(self) -> int:
-        return len(REACHES)
-
-    def add(self, syms: list[str]) -> None:
-        self.add_ids(symbol_ids(syms))
-
-    def add_ids(self, ids, contexts: list[np.ndarray] | None = None) -> None:
-        """Count a stream (`ids`: its 2n+1 symbol ids), whose `wide_contexts` are `contexts` when the
-        caller has them."""
-        self.add_keys(wide_keys(np.asarray(ids, dtype=np.int64), contexts))
-
-    def add_keys(self, keys: list[np.ndarray]) -> None:
-        """Count a stream's (context, gap symbol) keys, one array per level (`wide_keys`, for wide counts)."""
-        self._streams.append(keys)
-        self._tables = None
-
-    def add_narrow(self, keys: np.ndarray, counts: np.ndarray | None = None) -> None:
-        """Count a stream's `narrow_keys` (the ranker does not use them: bin/check's evidence does), or with
-        `counts`, its distinct keys so counted (a learning worker counts them: not the parent's work). Kept
-        counted: a file writes a few hundred of them, each many times."""
-        self._narrow.append(np.unique(keys, return_counts=True) if counts is None else (keys, counts))
-        self._narrow_table = None
-
-    def narrow_table(self) -> _Counts:
-        """The counts of the keys added with add_narrow (built by tables() too: before bin/check forks)."""
-        if self._narrow_table is None:
-            none = np.zeros(0, np.int64)
-            self._narrow_table = _Counts(np.concatenate([k for k, _ in self._narrow] or [none]),
-                                         np.concatenate([c for _, c in self._narrow] or [none]))
-        return self._narrow_table
-
-    def narrow_count(self, key: int) -> int:
-        """How often the `narrow_key` `key` occurs in the streams added with add_narrow."""
-        return int(self.narrow_counts(np.array([key], dtype=np.int64))[0])
-
-    def narrow_counts(self, keys: np.ndarray) -> np.ndarray:
-        """How often each of `narrow_key`s `keys` occurs in the streams added with add_narrow."""
-        return self.narrow_table().get(np.asarray(keys, dtype=np.int64))
-
-    # Pickled (to a cluster worker: bin/rank --cluster --adapt folder) as they are: the keys are hashes of
-    # symbol texts, the same in every process.
-    def __getstate__(self) -> dict:
-        return {"shared": self.shared, "keys": self._streams, "narrow": self._narrow}
-
-    def __setstate__(self, state: dict) -> None:
-        self.shared, self._streams, self._narrow = state["shared"], state["keys"], state.get("narrow", [])
-        self._tables = self._narrow_table = None
-
-    def tables(self) -> list[_Counts]:
-        """Per level: the counts of (context, symbol) keys."""
-        if self._tables is None:
-            # one level after another (sorted in threads at once, a 5 MB file's peak memory grew by 75 MiB)
-            self._tables = [self._table(level) for level in range(self.levels)]
-            if self._narrow:
-                self.narrow_table()
-        return self._tables
-
-    def _table(self, level: int) -> _Counts:
-        table = _Counts(np.concatenate([s[level] for s in self._streams] or [np.zeros(0, np.int64)]))
-        if self.shared:
-            _, starts, sizes = np.unique(table.keys >> _SYMBOL_BITS, return_index=True, return_counts=True)
-            once = np.repeat((sizes == 1) & (table.counts[starts] == 1), sizes)
-            table.keys, table.counts = table.keys[~once], table.counts[~once]
-        return table
-
-    def count(self, ctx: tuple[str, ...], symbol: str) -> int:
-        """How often `symbol` fills the gap between the 2R tokens of `ctx`, for one R of REACHES ('|' past
-        the ends)."""
-        reach = len(ctx) // 2
-        ids = np.array([x for t in ctx for x in (PAD, _intern(t))] + [PAD], dtype=np.int64)
-        context = wide_contexts(ids)[REACHES.index(reach)][reach:reach + 1]
-        key = _wide_keys(context, symbol_hashes(np.array([_intern(symbol)])))
-        return int(self.tables()[REACHES.index(reach)].get(key)[0])
-
-
-def folder_cache(ids, folder: StyleCounts, exclude: StyleCounts | None) -> StyleCache:
+def folder_cache(ids, folder, exclude) -> StyleCache:
     """The style cache of a file (`ids`: its 2n+1 interned symbols, every symbol its repairs write interned
-    too) with a folder's wide counts beneath its own, minus `exclude`'s (the file's near-duplicates, itself
-    included; None: the file itself, which the StyleCache counts). The StyleCache takes from the tables
-    the part the file's contexts use, with the excluded counts taken off."""
-    def tables(counts: StyleCounts) -> list[tuple[np.ndarray, np.ndarray]]:
-        return [(t.keys, t.counts) for t in counts.tables()]
-    return StyleCache(ids, all_symbol_hashes().view(np.int64), list(REACHES), tables(folder),
-                      tables(exclude) if exclude is not None else None)
+    too) with a folder's wide counts (ranker/counts.py's Counts) beneath its own, minus `exclude`'s (the file's
+    near-duplicates, itself included; None: the file itself, which the StyleCache counts). The StyleCache
+    takes from the tables the part the file's contexts use, with the excluded counts taken off."""
+    return StyleCache(ids, all_symbol_hashes().view(np.int64), list(REACHES), list(folder.wide),
+                      list(exclude.wide) if exclude is not None else None)
 
 
 def evidence(cache: StyleCache, gaps, symbols) -> tuple[np.ndarray, np.ndarray]:

@@ -28,7 +28,7 @@ from unnatural.signature import signature
 from .explain import explain_json, explain_lines
 from .learn import METHODS, LearnConfig, Learned, learn
 from .learn import WEIGHT as LEARNED_WEIGHT
-from .rank import BACKGROUND_WEIGHT, UNWALKED, Style, explained_findings, rank_text, walk_text
+from .rank import BACKGROUND_WEIGHT, UNWALKED, Style, explained_candidates, rank_text, walk_text
 from .repairs import DEFAULT_EDITS, EDITS
 from .score import Scorer
 
@@ -206,7 +206,7 @@ def rank_source(text: str, path: str, cfg: RankConfig, scorer: Scorer, scheme, s
     adapt = cfg.adapt != "none"
     if cfg.explain:   # only the best offsets are ranked, as far as the findings need
         fmt = explain_json if cfg.json else explain_lines
-        explained = explained_findings(scorer, scheme, text, path, cfg.top or 3, adapt, style, walked)
+        explained = explained_candidates(scorer, scheme, text, path, cfg.top or 3, adapt, style, walked)
         return "\n".join(fmt(path, text, explained)), note
     return rank_text(scorer, scheme, text, path, adapt, style, top=cfg.top, walked=walked).line(cfg.top), note
 

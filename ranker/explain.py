@@ -20,19 +20,19 @@ def show_gap(gap: str) -> str:
 
 def explain_lines(path: str, text: str, explained: Explained) -> list[str]:
     out = []
-    for f in explained.findings:
-        line, col = line_col(text, f.offset)
-        out.append(f"{path}:{line}:{col}: '{show_gap(f.repair.observed)}' -> '{show_gap(f.repair.repaired)}' "
-                   f"({explained.score(f):.2f}, gain {f.score:.2f})")
+    for c in explained.candidates:
+        line, col = line_col(text, c.offset)
+        out.append(f"{path}:{line}:{col}: '{show_gap(c.observed)}' -> '{show_gap(c.repaired)}' "
+                   f"({explained.score(c):.2f}, gain {c.score:.2f})")
     return out
 
 
 def explain_json(path: str, text: str, explained: Explained) -> list[str]:
     out = []
-    for f in explained.findings:
-        line, col = line_col(text, f.offset)
-        out.append(json.dumps({"path": path, "offset": f.offset, "line": line, "col": col, "gap": f.repair.gap,
-                               "observed": f.repair.observed, "repaired": f.repair.repaired,
-                               "score": round(explained.score(f), 4), "gain": round(f.score, 4),
+    for c in explained.candidates:
+        line, col = line_col(text, c.offset)
+        out.append(json.dumps({"path": path, "offset": c.offset, "line": line, "col": col, "gap": c.gap,
+                               "observed": c.observed, "repaired": c.repaired,
+                               "score": round(explained.score(c), 4), "gain": round(c.score, 4),
                                "background": round(explained.background, 4)}))
     return out

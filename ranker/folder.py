@@ -6,80 +6,72 @@ from collections import defaultdict
 from functools import partial
 from pathlib import Path
 
-import numpy as np
-
 from formats.codrep2019 import near_duplicate_key
 from formats.files import InputError, read_source
 from parsing.grammar import release_freed_memory
 from parsing.java import BOM
 from parsing.schemes import Scheme
 
-from .cache import StyleCounts, learned_narrow, wide_keys
+from .counts import Counts, learn_text, total
 from .rank import Style
-from .habits import HabitCounts
-from .walk import StyleWalk
 
 
 def _learn_file(scheme: Scheme, strict: bool, max_bytes: int | None, path: str):
-    """A file's wide (context, gap symbol) keys per level, its narrow ones counted (bin/check's evidence, not
-    the ranker's), its whitespace habits, when `strict` the hash of its text without whitespace, and its leaves,
+    """A file's counts (ranker/counts.py), when `strict` the hash of its text without whitespace, and its leaves,
     packed, when the C++ walk covers it (ranking it then does not parse it again: about 3 bytes a token);
     None when it cannot be read (it is reported when ranked)."""
     try:
         text = read_source(Path(path), max_bytes)
     except InputError:
         return None
-    if text.startswith(BOM):   # ranked without it (rank_text): its counts are the ones taken off
-        text = text[1:]
-    duplicate = hashlib.sha1(near_duplicate_key(text.encode("utf-8"))).digest() if strict else None
-    walk = StyleWalk(scheme, text, keep=True)
-    narrow = learned_narrow(walk.ids, walk.gap_texts())
-    return wide_keys(walk.ids), narrow, HabitCounts.of(walk.gap_texts(), walk.unit), duplicate, walk.parsed
+    # (without a BOM, as learn_text learns it)
+    duplicate = hashlib.sha1(near_duplicate_key(text.removeprefix(BOM).encode("utf-8"))).digest() if strict else None
+    counts, parsed = learn_text(scheme, text, keep=True)
+    return counts, duplicate, parsed
 
 
 def folder_style(paths: list[str], scheme: Scheme, strict: bool, workers: int = 1, max_bytes: int | None = None):
-    """A function path -> Style: the folder's wide-context gap counts (ranker/cache.py; with its narrow
-    ones, which bin/check weighs a finding with, not the ranker) and whitespace habits, minus the file
-    itself (it counts on its own, leave-one-out) or, when strict, minus every near-duplicate of it
-    (identical without whitespace). `workers` processes read the files.
+    """A function path -> Style: the folder's counts (the sum of its files', ranker/counts.py: the wide-context
+    gap counts the ranker adapts to, the narrow ones bin/check weighs a finding with) and whitespace habits,
+    minus the file itself (it counts on its own, leave-one-out) or, when strict, minus every near-duplicate of
+    it (identical without whitespace). `workers` processes read the files.
 
-    Memory: a file's own counts are not kept (the ranker counts the file again, folder_cache, and takes them
-    off), only the folder's, keeping only the contexts seen more than once (StyleCounts.shared), and, when
-    strict, each group's; the count tables are built here, once, before bin/rank forks its workers (they
-    share them), and what reading the files freed is given back to the system first. Each file's leaves are
-    kept, packed (about 3 bytes a token: 19 MB for the JDK's first 5,000 files), so that ranking it does not
-    parse it again (Style.parsed)."""
+    Memory: a file's own counts are not kept once summed (the ranker counts the file again, folder_cache, and
+    takes them off), only the folder's, keeping only the contexts seen more than once (Counts.shared), and,
+    when strict, each group's; the sums are made here, once, before bin/rank forks its workers (they share
+    them), and what reading the files freed is given back to the system first. Each file's leaves are kept,
+    packed (about 3 bytes a token: 19 MB for the JDK's first 5,000 files), so that ranking it does not parse
+    it again (Style.parsed)."""
     learn_file = partial(_learn_file, scheme, strict, max_bytes)
     if workers > 1 and len(paths) > 1:
         from unnatural.parallel import ordered_map
         learned = ordered_map(learn_file, paths, workers, parent=True)   # this process reads its share too
     else:
         learned = map(learn_file, paths)
-    folder = StyleCounts(shared=True)
-    habits = HabitCounts.of([], None)
-    own_habits: dict[str, HabitCounts] = {}
+    files: list[Counts] = []
+    own_habits = {}
     parsed: dict[str, bytes | None] = {}
     group_of: dict[str, bytes] = {}
-    groups: dict[bytes, StyleCounts] = defaultdict(StyleCounts)
+    members: dict[bytes, list[Counts]] = defaultdict(list)
     for p, result in zip(paths, learned):
         if result is None:
             continue
-        keys, narrow, own_habits[p], duplicate, parsed[p] = result
-        folder.add_keys(keys)
-        folder.add_narrow(*narrow)
-        habits = habits + own_habits[p]
+        counts, duplicate, parsed[p] = result
+        files.append(counts)
+        own_habits[p] = counts.habits
         if strict:
             group_of[p] = duplicate
-            groups[duplicate].add_keys(keys)
-        del keys, narrow, result
+            members[duplicate].append(counts)
+        del counts, result
+    folder = total(files).shared()
+    groups = {key: total(group) for key, group in members.items()}
+    del files, members
     release_freed_memory()
-    folder.tables()
-    for group in groups.values():
-        group.tables()
+    habits = folder.habits
 
     def style(path: str) -> Style:
         if path not in own_habits:   # not read here: nothing of it to take off
-            return Style(folder, StyleCounts(), habits)
+            return Style(folder, Counts.empty(), habits)
         exclude = groups[group_of[path]] if strict else None   # None: the file's own counts (folder_cache)
         return Style(folder, exclude, habits - own_habits[path], parsed[path])
     return style

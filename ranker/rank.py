@@ -24,7 +24,7 @@ from parsing.schemes import Scheme
 
 from ._native import FileRanker, StyleCache, all_offsets, format_ranking
 from .habits import HabitCounts, habit_model
-from .repairs import Repair, joinable
+from .repairs import joinable
 from .score import Scorer, ScoredStream, score_stream
 from .symbols import symbol_ids
 from .walk import Walked, covers, interned, style_ids, tables, walk_units
@@ -35,10 +35,13 @@ CACHE_ALPHA = 1.0
 
 
 @dataclass(frozen=True, slots=True)
-class Finding:
-    offset: int       # 1-based character offset
+class Candidate:
+    """An offset of a ranking with its best repair: gap `gap`'s text `observed` written `repaired`."""
+    offset: int       # 1-based character offset the repair blames
     score: float      # log10 gain of the best repair blaming this offset
-    repair: Repair
+    gap: int          # the gap the repair changes (gap i precedes token i)
+    observed: str     # the gap's text now
+    repaired: str     # its text after the repair
 
 
 @dataclass(frozen=True, eq=False)
@@ -73,27 +76,27 @@ class RankedFile:
         self._require_complete()
         return all_offsets(self.candidates, self.length)
 
-    def findings(self, top: int | None = None, start: int = 0) -> list[Finding]:
+    def best(self, top: int | None = None, start: int = 0) -> list[Candidate]:
         """The `top` best candidates (all by default) from the `start`th on, with their repairs."""
         end = len(self.candidates) if top is None else min(start + top, len(self.candidates))
         texts, repaired = self.gap_texts, self.repaired_texts
-        return [Finding(o, s, Repair(g, texts[g], repaired[r], o))
+        return [Candidate(o, s, g, texts[g], repaired[r])
                 for o, s, g, r in zip(self.candidates[start:end], self.scores[start:end], self.gaps[start:end],
                                       self.rows[start:end])]
 
-    def exact_findings(self, text: str, top: int) -> list[Finding]:
-        """The `top` best findings whose repair, applied to `text`, gives the same tokens: rank_text keeps
+    def exact_best(self, text: str, top: int) -> list[Candidate]:
+        """The `top` best candidates whose repair, applied to `text`, gives the same tokens: rank_text keeps
         only such repairs by rule, which a file that does not parse can defeat (tree-sitter recovers from
-        errors by context), so each finding reported is checked (parsing.java.same_tokens). (Fewer when the
-        ranking is not complete and ran out: `top_findings` ranks further then.)"""
-        out: list[Finding] = []
+        errors by context), so each candidate reported is checked (parsing.java.same_tokens). (Fewer when the
+        ranking is not complete and ran out: `top_candidates` ranks further then.)"""
+        out: list[Candidate] = []
         start = 0
         same = same_tokens if self.language == "java" else get_language(self.language).same_tokens
         while len(out) < top and start < len(self.candidates):
-            for f in self.findings(top, start):
-                lo = self.gap_starts[f.repair.gap]
-                if same(text, lo, lo + len(f.repair.observed), f.repair.repaired):
-                    out.append(f)
+            for c in self.best(top, start):
+                lo = self.gap_starts[c.gap]
+                if same(text, lo, lo + len(c.observed), c.repaired):
+                    out.append(c)
                     if len(out) == top:
                         break
             start += top
@@ -124,8 +127,8 @@ class RankedFile:
 @dataclass(frozen=True)
 class Style:
     """What the style cache learns from besides the file: nothing, or the folder's counts minus a part."""
-    folder: StyleCounts | None = None     # ranker.cache.StyleCounts
-    exclude: StyleCounts | None = None
+    folder: Counts | None = None     # ranker/counts.py's Counts (shared); not imported: numpy's
+    exclude: Counts | None = None
     habits: HabitCounts | None = None    # the folder's whitespace habits, the file's own left out
     parsed: bytes | None = None   # the file's leaves as learning it parsed them (parsing/units.py), so that ranking
                                   # it does not parse it again (ignored when the text is not the same)
@@ -221,16 +224,16 @@ def rank_text(scorer: Scorer, scheme: Scheme, text: str, path: str = "", adapt: 
                       scheme.language)
 
 
-def top_findings(scorer: Scorer, scheme: Scheme, text: str, path: str, top: int, adapt: bool = True,
-                 style: Style = Style(), walked: Walked | None | object = UNWALKED) -> list[Finding]:
-    """The `top` best findings whose repairs keep the tokens (RankedFile.exact_findings), ranking only the
+def top_candidates(scorer: Scorer, scheme: Scheme, text: str, path: str, top: int, adapt: bool = True,
+                   style: Style = Style(), walked: Walked | None | object = UNWALKED) -> list[Candidate]:
+    """The `top` best candidates whose repairs keep the tokens (RankedFile.exact_best), ranking only the
     best offsets, and further when too many of those fail the check."""
     k = top
     if walked is UNWALKED:   # walked once, whatever the number of rankings
         walked = walk_text(scheme, text, style)
     while True:
         ranked = rank_text(scorer, scheme, text, path, adapt, style, top=k, walked=walked)
-        found = ranked.exact_findings(text, top)
+        found = ranked.exact_best(text, top)
         if len(found) >= top or ranked.complete:
             return found
         k *= 4
@@ -251,33 +254,33 @@ BACKGROUND_WEIGHT = 0.5
 
 @dataclass(frozen=True)
 class Explained:
-    """A file's best findings (raw log10 gains) and its background: the mean gain of its
-    BACKGROUND_SPOTS best findings after the first that lie more than BACKGROUND_DISTANCE characters
+    """A file's best candidates (raw log10 gains) and its background: the mean gain of its
+    BACKGROUND_SPOTS best candidates after the first that lie more than BACKGROUND_DISTANCE characters
     from it, among its BACKGROUND_POOL best (0 when there are none)."""
-    findings: list[Finding]
+    candidates: list[Candidate]
     background: float
 
-    def score(self, finding: Finding) -> float:
-        """A finding's score comparable across files: its gain less BACKGROUND_WEIGHT x the file's
-        background (the same shift for every finding of a file: the file's order is kept)."""
-        return finding.score - BACKGROUND_WEIGHT * self.background
+    def score(self, candidate: Candidate) -> float:
+        """A candidate's score comparable across files: its gain less BACKGROUND_WEIGHT x the file's
+        background (the same shift for every candidate of a file: the file's order is kept)."""
+        return candidate.score - BACKGROUND_WEIGHT * self.background
 
 
-def background(findings: list[Finding]) -> float:
-    """The mean gain of the BACKGROUND_SPOTS best of `findings` (best first) after the first that lie
+def background(candidates: list[Candidate]) -> float:
+    """The mean gain of the BACKGROUND_SPOTS best of `candidates` (best first) after the first that lie
     more than BACKGROUND_DISTANCE characters from it; 0 when there are none."""
-    if not findings:
+    if not candidates:
         return 0.0
-    first = findings[0].offset
-    spots = [f.score for f in findings[1:] if abs(f.offset - first) > BACKGROUND_DISTANCE][:BACKGROUND_SPOTS]
+    first = candidates[0].offset
+    spots = [c.score for c in candidates[1:] if abs(c.offset - first) > BACKGROUND_DISTANCE][:BACKGROUND_SPOTS]
     return sum(spots) / len(spots) if spots else 0.0
 
 
-def explained_findings(scorer: Scorer, scheme: Scheme, text: str, path: str, top: int, adapt: bool = True,
-                       style: Style = Style(), walked: Walked | None | object = UNWALKED) -> Explained:
-    """The `top` best findings (top_findings) and the file's background, read from its
+def explained_candidates(scorer: Scorer, scheme: Scheme, text: str, path: str, top: int, adapt: bool = True,
+                         style: Style = Style(), walked: Walked | None | object = UNWALKED) -> Explained:
+    """The `top` best candidates (top_candidates) and the file's background, read from its
     BACKGROUND_POOL best whatever `top` is (a file's scores do not depend on how many are printed)."""
-    pool = top_findings(scorer, scheme, text, path, max(top, BACKGROUND_POOL), adapt, style, walked)
+    pool = top_candidates(scorer, scheme, text, path, max(top, BACKGROUND_POOL), adapt, style, walked)
     return Explained(pool[:top], background(pool[:BACKGROUND_POOL]))
 
 

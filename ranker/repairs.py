@@ -39,14 +39,6 @@ _LONGEST_HEAD = max(map(len, _TAILS))
 FIRST, LAST, NEXT, MIDDLE = 0, 1, 2, 3
 
 
-@dataclass(frozen=True, slots=True)
-class Repair:
-    gap: int          # gap index (gap i precedes token i)
-    observed: str     # the gap's text now
-    repaired: str     # its text after the repair
-    offset: int       # 1-based character offset the repair blames
-
-
 def _word(ch: str) -> bool:
     return ch.isalnum() or ch in "_$"
 

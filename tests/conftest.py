@@ -148,3 +148,19 @@ def unprivileged(function: str, *args):
         pytest.skip(f"cannot drop capabilities here: {done.stderr.strip()}")
     assert done.returncode == 0, done.stderr
     return ast.literal_eval(done.stdout)
+
+
+def stream_counts(streams, shared: bool = False):
+    """ranker/counts.py's Counts of symbol streams (2n+1 symbols each): their wide and narrow keys counted (no
+    gap texts: no habits, nothing learned beside the narrow keys); with `shared`, as a folder keeps them."""
+    import numpy as np
+    from ranker.cache import narrow_keys, wide_keys
+    from ranker.counts import Counts, counted, total
+    from ranker.habits import HabitCounts
+    from ranker.symbols import symbol_ids
+    parts = []
+    for syms in streams:
+        ids = np.asarray(symbol_ids(syms), dtype=np.int64)
+        parts.append(Counts(tuple(map(counted, wide_keys(ids))), counted(narrow_keys(ids)), HabitCounts.of_values(())))
+    out = total(parts)
+    return out.shared() if shared else out

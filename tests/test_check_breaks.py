@@ -1,13 +1,12 @@
 """Habit breaks (check/breaks.py): the gaps a repository's own habits say are slips, and the habit belief
-that weighs them (check/calibration.py)."""
+that weighs them (check/calibration.py; its fitting: tests/test_bench_calibration_fit.py)."""
 import math
 
 import pytest
 from hypothesis import given, strategies as st
 
 from check.breaks import _columns
-from check.calibration import (Calibration, CalibrationError, Evidence, Family, HabitBelief, POOLED, _least_beside,
-                               fit_habits, fit_habits_beside, habit_features)
+from check.calibration import Calibration, Evidence, HabitBelief, POOLED, habit_features
 
 BODY = "        int a{i} = {i};\n        if (a{i} > 0) {{\n            a{i}++;\n        }}\n"
 
@@ -116,87 +115,6 @@ def test_each_habit_weighs_its_evidence_its_own_way():
     assert not any(k.startswith("trailing:") for k in f)
 
 
-def _dataset():
-    """Breaks of two families: slips where the repository almost never writes the gap (right), anomalies
-    where it often does (wrong), and a detection family whose clean files hold only anomalies."""
-    out = []
-    for i in range(40):
-        out.append((_evidence(0, 5000), True, False, f"b{i}", "slips"))
-        out.append((_evidence(400, 5000, fo=5), False, i % 2 == 0, f"c{i}", "slips"))
-        out.append((_evidence(300, 4000, fo=3), False, True, f"d{i}", "injected"))
-    return out
-
-
-def test_the_habit_belief_ranks_a_rare_break_above_a_common_one_and_keeps_the_budgets():
-    families = {"slips": Family(10_000, 40, {"low": 0.1, "medium": 0.5, "high": 2.0}, {}),
-                "injected": Family(100_000, 40, {"low": 0.0, "medium": 0.05, "high": 0.5}, {})}
-    fitted = fit_habits(_dataset(), families, "slips")
-    rare, common = _evidence(0, 5000), _evidence(400, 5000, fo=5)
-    assert fitted.confidence(rare) == pytest.approx(1.0) and fitted.confidence(common) == pytest.approx(0.0)
-    # no family may put a break in its clean files at medium: the least belief is above every anomaly's
-    assert fitted.belief(common) < fitted.cutoffs["medium"] <= fitted.belief(rare)
-    assert fitted.belief(common) < fitted.least_belief(0.9) <= fitted.belief(rare)
-    assert fitted.least_belief(1.01) == math.inf
-
-
-def _large_dataset():
-    """The breaks of a large repository: slips injected where it writes the repair 200,000 times and the gap
-    100 times (right), and anomalies in its clean files that look alike but for one more in the file, or
-    that the repository writes 5,000 times."""
-    out = []
-    for i in range(60):
-        out.append((_evidence(100, 200_000), True, False, f"s{i}", "large"))
-        out.append((_evidence(100, 200_000, fo=1), False, True, f"e{i}", "injected"))
-        out.append((_evidence(5000, 200_000, fo=4), False, True, f"g{i}", "injected"))
-    return out
-
-
-@pytest.mark.parametrize("bias, reported", [
-    (10.0, True),    # the first belief leans on the count of the repair: blind to a large repository's breaks
-    (100.0, False),  # the first believes every break: it alone spends the budgets, nothing is left beside it
-])
-def test_the_large_repositories_belief_reports_their_slips_within_what_both_beliefs_may_spend(bias, reported):
-    families = {"injected": Family(100_000, 40, {"low": 0.0, "medium": 0.05, "high": 0.5}, {})}
-    first = HabitBelief({"bias": bias, "repo-repaired": -1.0}, ((0.0, 0.5),), {n: 3.0 for n in families["injected"].budgets})
-    breaks = _large_dataset()
-    large = fit_habits_beside(breaks, families, first, {"injected", "large"})
-    slip, anomaly, common = _evidence(100, 200_000), _evidence(100, 200_000, fo=1), _evidence(5000, 200_000, fo=4)
-    assert large.belief(common) < large.belief(anomaly) < large.belief(slip)
-    # (the confidence joins the isotonic knots by straight lines: an anomaly believed less is less confident)
-    assert large.confidence(slip) == pytest.approx(1.0) and large.confidence(anomaly) < 0.5
-    for name, cut in large.cutoffs.items():
-        # the 60 look-alikes share one belief, more than any budget allows: every cut-off stops above them
-        assert (large.belief(anomaly) < cut <= large.belief(slip)) if reported else cut == math.inf
-
-
-def _rated(already: str) -> list:
-    """(belief, right, in a clean file, file, family, reported already by the other belief): a slip, then three
-    anomalies in clean files; those named in `already` the other belief reports."""
-    return [(3.0, True, False, "a", "f", "a" in already)] + [
-        (v, False, True, n, "f", n in already) for v, n in ((2.0, "b"), (1.0, "c"), (0.5, "d"))]
-
-
-@pytest.mark.parametrize("rated, expected", [
-    (_rated(""), 1.0),       # the family allows 2 false breaks: down to c
-    (_rated("b"), 1.0),      # b spent by the other belief (counted once): the same
-    (_rated("bc"), 3.0),     # b and c spent by it: only the slip above d is left
-    (_rated("bcd"), math.inf),   # it spends more than the budget: nothing beside it
-    ([(1.0, False, True, "c", "x", False), (0.5, False, True, "d", "x", False)], 0.5),   # a family without budgets
-    ([(2.0, False, True, n, "f", False) for n in "bcd"], math.inf),   # a cut-off falls between distinct beliefs
-])
-def test_the_least_belief_beside_another_keeps_the_budgets_of_both(rated, expected):
-    families = {"f": Family(1000, 0, {"low": 0.0, "medium": 2.0, "high": 4.0}, {})}
-    assert _least_beside(rated, families, "medium") == expected
-
-
-def test_the_habit_belief_needs_breaks_of_the_family_it_measures():
-    with pytest.raises(CalibrationError):
-        fit_habits([(_evidence(0, 10), True, False, "f", "other")], {"other": Family(100)}, "slips")
-    first = HabitBelief({"bias": 0.0}, ((0.0, 0.5),), {"medium": 0.0})
-    with pytest.raises(CalibrationError):
-        fit_habits_beside([(_evidence(0, 10), False, False, "f", "large")], {}, first, {"large"})
-
-
 @given(st.dictionaries(st.sampled_from(["bias", "repo-odds", "trailing:file-any"]), st.floats(-5, 5), min_size=1),
        st.lists(st.tuples(st.floats(-20, 20), st.floats(0, 1)), min_size=1, max_size=5),
        st.dictionaries(st.sampled_from(["low", "medium", "high"]), st.floats(0, 1)))
@@ -204,7 +122,7 @@ def test_a_habit_belief_survives_its_file(tmp_path_factory, weights, curve, cuto
     path = tmp_path_factory.mktemp("cal") / "calibration.json"
     curve = tuple(sorted(curve))
     for large in (None, HabitBelief({"bias": 1.0, **weights}, curve[::-1][:1], cutoffs)):
-        cal = Calibration({POOLED: ((0.0, 0.5),)}, {"low": 0.5, "medium": 0.5, "high": 0.5},
+        cal = Calibration({POOLED: ((0.0, 0.5),)}, {"low": 0.5, "medium": 0.5, "high": 0.5}, weights={"bias": 0.0},
                           habits=HabitBelief(weights, curve, cutoffs), habits_large=large)
         cal.save(path)
         assert (Calibration.load(path).habits, Calibration.load(path).habits_large) == (cal.habits, large)
@@ -238,7 +156,7 @@ def test_the_engine_reports_a_believed_break_where_it_is(tmp_path, tiny_model, h
     cfg = CheckConfig({POOLED: math.inf}, habit_least=least, habit_least_large=-2.0)   # the ranking reports nothing
     found = check_text(Scorer(lm), get_scheme(lm.scheme), text, "A.java", cfg, cal, style)
     expected = [("trailing-space", " \n            ", "\n            ", reported, "trailing")] if reported else []
-    assert [(f.rule, f.original, f.replacement, f.confidence, f.evidence.habit) for f in found] == expected
+    assert [(f.rule, f.observed, f.repaired, f.confidence, f.evidence["habit"]) for f in found] == expected
     if reported:
         assert found[0].offset == text.index("{ \n") + 2 == found[0].start + 1   # the trailing space itself
         assert (found[0].line, found[0].column) == (8, 22)   # line 8: "        if (a1 > 0) { "

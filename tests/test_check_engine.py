@@ -1,13 +1,12 @@
-"""bin/check's core: rules and messages of a repair, the calibration's curves and cut-offs, and the engine
-on a real tiny model (findings that fix the file together, token-preserving, in original coordinates)."""
+"""bin/check's core: rules and messages of a repair, the calibration's confidence and least scores, and the
+engine on a real tiny model (findings that fix the file together, token-preserving, in original coordinates)."""
 import math
 from pathlib import Path
 
 import pytest
 from hypothesis import assume, given, settings, strategies as st
 
-from check.calibration import (FAR_FLOOR, POOLED, Calibration, CalibrationError, Evidence, _logistic, belief_weights,
-                               evidence_of, fit, isotonic)
+from check.calibration import FAR_FLOOR, POOLED, Calibration, CalibrationError, Evidence, evidence_of
 from check.engine import CheckConfig, check_text
 from check.rules import RULES, amount, describe, line_breaks
 
@@ -58,52 +57,14 @@ def test_amounts(ws, text):
     assert amount(ws) == text
 
 
-@given(st.lists(st.floats(0, 1, allow_nan=False), max_size=40))
-def test_isotonic_is_monotone_and_keeps_the_mean(ys):
-    fitted = isotonic(ys)
-    assert len(fitted) == len(ys)
-    assert all(a <= b + 1e-12 for a, b in zip(fitted, fitted[1:]))
-    if ys:
-        assert math.isclose(sum(fitted), sum(ys), abs_tol=1e-9)
-
-
-def _findings():
-    """A tab before a token is an error at score >= 3; an indentation finding never is; clean files hold
-    the false ones."""
-    out = []
-    for i in range(60):
-        score = 1 + i / 10   # 1.0 .. 6.9
-        out.append(("tab", score, score >= 3, score < 3))
-        out.append(("indent", score, False, True))
-    return out
-
-
-def test_fit_gives_each_rule_its_curve_and_each_sensitivity_its_cutoff(tmp_path):
-    cal = fit(_findings(), clean_lines=20_000, budgets={"low": 0.0, "medium": 1.0, "high": 3.0})
-    assert cal.confidence("tab", 5.0) == 1.0 and cal.confidence("tab", 1.5) == 0.0
-    assert cal.confidence("indent", 6.9) == 0.0
-    assert cal.confidence("space-before", 6.0) == cal.confidence(POOLED, 6.0)   # no curve: the pooled one
-    least = cal.least_scores(cal.cutoffs["low"])
-    assert least["tab"] == 3.0 and least["indent"] == math.inf
-    # medium allows 20 false findings in 20,000 clean lines: still only the sure tabs, ranked first
-    assert cal.cutoffs["medium"] >= cal.cutoffs["high"]
-    cal.save(tmp_path / "c.json")
-    assert Calibration.load(tmp_path / "c.json") == cal
-
-
-@pytest.mark.parametrize("content", ["", "[1, 2]", '{"curves": {}}', '{"curves": {"*": []}, "cutoffs": {"low": 1}}'])
+@pytest.mark.parametrize("content", ["", "[1, 2]", '{"curves": {}}', '{"curves": {"*": []}, "cutoffs": {"low": 1}}',
+                                     # no belief weights (the score alone was once the belief): not read
+                                     '{"curves": {"*": [[0, 0.5]]}, "cutoffs": {"low": 1, "medium": 1, "high": 1}}'])
 def test_a_broken_calibration_file_is_one_error(tmp_path, content):
     p = tmp_path / "c.json"
     p.write_text(content)
     with pytest.raises(CalibrationError, match="c.json"):
         Calibration.load(p)
-
-
-def test_fit_needs_findings_and_clean_lines():
-    with pytest.raises(CalibrationError):
-        fit([], 100)
-    with pytest.raises(CalibrationError):
-        fit(_findings(), 0)
 
 
 CLEAN = "package p;\n\nclass A {\n    int x = 1;\n\n    void f(int a, int b) {\n        if (a > b) {\n            x = a + b;\n        }\n    }\n}\n"
@@ -132,8 +93,8 @@ def test_the_engine_finds_the_slip_and_its_fix_gives_the_file_back(checker, brok
     findings = check_text(scorer, scheme, broken, "A.java", CheckConfig({POOLED: 0.5}, max_findings=1), _cal())
     assert len(findings) == 1
     f = findings[0]
-    assert broken[f.start:f.end] == f.original == " " and f.replacement == ""
-    assert broken[:f.start] + f.replacement + broken[f.end:] == CLEAN
+    assert broken[f.start:f.end] == f.observed == " " and f.repaired == ""
+    assert broken[:f.start] + f.repaired + broken[f.end:] == CLEAN
     before = broken[:f.offset - 1]
     assert (f.line, f.column) == (before.count("\n") + 1, f.offset - before.rfind("\n") - 1)
     assert f.rule == "space-before" and f.confidence == 0.5
@@ -147,8 +108,8 @@ def test_findings_are_in_the_original_files_coordinates_and_keep_the_tokens(chec
     assert len(findings) >= 2 and len({f.start for f in findings}) == len(findings)
     text = broken
     for f in sorted(findings, key=lambda f: -f.start):   # apply from the end: earlier starts stay valid
-        assert text[f.start:f.end] == f.original
-        text = text[:f.start] + f.replacement + text[f.end:]
+        assert text[f.start:f.end] == f.observed
+        text = text[:f.start] + f.repaired + text[f.end:]
     assert tokenize(text).token_texts() == tokenize(broken).token_texts()
 
 
@@ -169,87 +130,6 @@ def test_the_evidence_is_the_rest_of_the_ranking_far_from_the_finding(scores, ga
     assert evidence_of(scores, gaps, gap, earlier) == expected
 
 
-def _with_evidence():
-    """Tabs and line breaks: at the same score an error stands alone in its file, a false finding comes with
-    other odd gaps, and a file's second finding is false."""
-    findings, evidence = [], []
-    for i in range(80):
-        score = 3 + (i % 20) / 4   # 3.0 .. 7.75
-        for rule in ("tab", "line-break"):
-            findings.append((rule, score, True, False))
-            evidence.append(Evidence())
-            findings.append((rule, score, False, True))
-            evidence.append(Evidence(score - 0.5, 3))
-            findings.append((rule, score - 1, False, False))
-            evidence.append(Evidence(FAR_FLOOR, 0, 1))
-    return findings, evidence
-
-
-def test_the_belief_weighs_the_evidence_and_its_confidence_is_the_precision_beside_it(tmp_path):
-    findings, evidence = _with_evidence()
-    cal = fit(findings, 20_000, budgets={"low": 0.0, "medium": 2.0, "high": 20.0}, evidence=evidence)
-    w = cal.weights
-    assert w["far-count"] < 0 and w["earlier"] < 0 and w["far-best"] <= 0
-    assert set(cal.curves) == {POOLED} and cal.evidence_floor == FAR_FLOOR
-    alone, crowded, second = Evidence(), Evidence(6.0, 3), Evidence(FAR_FLOOR, 0, 1)
-    assert cal.confidence("tab", 6.0, alone) > 0.9 > 0.1 > cal.confidence("tab", 6.0, crowded)
-    assert cal.confidence("tab", 6.0, second) < 0.1
-    # the least score of a rule is where a finding with no evidence against it reaches the cut-off
-    cut = cal.cutoffs["medium"]
-    least = cal.least_scores(cut)
-    assert cal.confidence("tab", least["tab"] + 1e-6) >= cut > cal.confidence("tab", least["tab"] - 0.01)
-    assert least["indent"] == math.inf or cal.confidence("indent", least["indent"] + 1e-6) >= cut
-    cal.save(tmp_path / "c.json")
-    assert Calibration.load(tmp_path / "c.json") == cal
-    # a confidence of 0 reaches down to the least score the calibration run measured, not below
-    assert min(cal.least_scores(0.0).values()) < 2.0
-    measured = Calibration(cal.curves, cal.cutoffs, weights=cal.weights, measured={"min_score": 2.0})
-    assert min(measured.least_scores(0.0).values()) == 2.0
-
-
-def test_the_belief_is_fitted_on_the_primary_findings_and_a_rule_only_the_others_have_gets_its_own_terms():
-    findings, evidence = _with_evidence()
-    primary = [True] * len(findings)
-    # findings of another family, wrong whatever their score, and a rule only they have, right when it scores high
-    for i in range(200):
-        findings.append(("line-break", 3 + i / 20, False, False))
-        findings.append(("final-newline", 3 + (i % 40) / 8, i % 40 >= 30, False))
-        evidence += [Evidence(), Evidence()]
-        primary += [False, False]
-    alone = belief_weights(findings[:len(_with_evidence()[0])], evidence[:len(_with_evidence()[0])])
-    both = belief_weights(findings, evidence, primary=primary)
-    pooled = belief_weights(findings, evidence)
-    assert {k: v for k, v in both.items() if "final-newline" not in k} == alone
-    assert pooled["score"] + pooled.get("rule-score:line-break", 0) < alone["score"] + alone.get("rule-score:line-break", 0)
-    cal = Calibration({}, {}, weights=both)
-    assert cal.belief("final-newline", 7.5) > 0 > cal.belief("final-newline", 3.5)
-
-
-def test_a_logistic_fit_with_a_large_offset_stays_finite():
-    import numpy as np
-    X = np.array([[1.0, s] for s in np.linspace(2, 8, 60)])
-    y = (np.arange(60) % 7 == 0).astype(float)   # a few right, at every score
-    w = _logistic(X, y, 0.01, offset=np.linspace(10, 40, 60))
-    assert np.all(np.isfinite(w)) and np.abs(w).max() < 100
-    p = 1 / (1 + np.exp(-(X @ w + np.linspace(10, 40, 60))))
-    assert abs(p.sum() - y.sum()) < 0.5   # the fit's mean is the data's (the score equations hold)
-
-
-def test_an_evidence_weight_that_would_reward_a_crowded_file_is_left_out():
-    findings, evidence = _with_evidence()
-    # now the crowded findings are the right ones: far-count would come out positive
-    evidence = [Evidence(s + 1, 3) if ok else Evidence() for (_, s, ok, _), e in zip(findings, evidence)]
-    cal = fit(findings, 20_000, evidence=evidence)
-    assert "far-count" not in cal.weights and "far-best" not in cal.weights
-
-
-def test_without_weights_the_belief_is_the_score():
-    cal = fit(_findings(), clean_lines=20_000)
-    assert cal.weights == {} and cal.evidence_floor == math.inf
-    assert cal.belief("tab", 4.2, Evidence(9.0, 5, 3)) == 4.2
-    assert cal.confidence("tab", 5.0, Evidence(9.0, 5, 3)) == cal.confidence("tab", 5.0)
-
-
 @pytest.mark.parametrize("least_confidence, expected", [(0.0, [0.9, 0.1]), (0.5, [0.9])])
 def test_a_files_second_finding_is_judged_by_its_confidence_too(checker, least_confidence, expected):
     scorer, scheme = checker
@@ -260,7 +140,7 @@ def test_a_files_second_finding_is_judged_by_its_confidence_too(checker, least_c
     cfg = CheckConfig({POOLED: 0.0}, max_findings=2, least_confidence=least_confidence)
     findings = check_text(scorer, scheme, broken, "A.java", cfg, cal)
     assert [f.confidence for f in findings] == expected
-    assert [f.evidence.earlier for f in findings] == list(range(len(expected)))
+    assert [f.evidence["earlier"] for f in findings] == list(range(len(expected)))
 
 
 @pytest.mark.parametrize("text", [
@@ -301,28 +181,6 @@ def test_the_evidence_features(evidence, features):
     assert all(v >= 0 for v in got.values())
     for k, v in features.items():
         assert got[k] == pytest.approx(v)
-
-
-def test_a_sensitivity_keeps_the_clean_files_with_a_finding_within_its_share():
-    """Beside the false findings per 1000 lines, the share of clean files with a finding: each false finding
-    here is in a clean file of its own, so a share of 0.1 of 100 clean files allows 10 of them."""
-    findings, files = [], []
-    for i in range(100):
-        score = 2 + i / 10
-        findings.append(("tab", score, True, False))
-        files.append(f"task{i}")
-        findings.append(("tab", score - 0.05, False, True))
-        files.append(f"clean{i}")
-    loose = fit(findings, 1_000_000, budgets={"medium": 100.0})
-    tight = fit(findings, 1_000_000, budgets={"medium": 100.0}, files=files, clean_files=100,
-                file_budgets={"medium": 0.1})
-    assert tight.cutoffs["medium"] > loose.cutoffs["medium"]
-    def touched(cal):
-        return {f for (r, s, ok, clean), f in zip(findings, files) if clean and cal.confidence(r, s) >= cal.cutoffs["medium"]}
-    assert len(touched(tight)) <= 10 < len(touched(loose))
-    # without the files, or with no share for the sensitivity, only the lines' budget counts
-    assert fit(findings, 1_000_000, budgets={"medium": 100.0}, files=files, clean_files=100,
-               file_budgets={}).cutoffs == loose.cutoffs
 
 
 HABIT = "class A {\n    int f() {\n        return  x;\n    }\n    int g() {\n        return  y;\n    }\n" \
@@ -400,7 +258,7 @@ def test_a_finding_says_whether_its_repair_undoes_one_slip(tiny_model, broken, o
     lm = LanguageModel(str(tiny_model))
     scorer, scheme = Scorer(lm, edits="any"), get_scheme(lm.scheme)   # as bin/check ranks: every repair by its gain
     findings = check_text(scorer, scheme, broken, "A.java", CheckConfig({POOLED: 0.5}, max_findings=1), _cal())
-    assert [(f.original, f.evidence.other_edit) for f in findings] == [(original, other)]
+    assert [(f.observed, f.evidence["other_edit"]) for f in findings] == [(original, other)]
 
 
 @pytest.mark.parametrize("bom", ["", "\ufeff"])   # a BOM: a token of the ranking (after_bom), not of the walk
@@ -414,8 +272,8 @@ def test_a_finding_carries_the_repositorys_counts(checker, tmp_path, bom):
     folder = _folder(tmp_path, [bom + broken, *others]).folder
     findings = check_text(scorer, scheme, bom + broken, "A.java", CheckConfig({POOLED: 0.5}, max_findings=1),
                           _cal(), Style(folder))
-    assert [f.original for f in findings] == [" "]
-    e = findings[0].evidence
+    assert [f.observed for f in findings] == [" "]
+    e = Evidence(**findings[0].evidence)
     assert (e.repo_observed, e.repo_repaired, e.file_observed) == (1, 1, 0)
     assert e.gaps == len(tokenize_gaps(broken))
 
@@ -458,18 +316,19 @@ def test_the_repositorys_habit_lowers_a_findings_confidence(tmp_path):
         from ranker.folder import folder_style
         style = folder_style([str(p) for p in paths], scheme, strict=False)(str(paths[0]))
         found = check_text(scorer, scheme, SLIP, "A.java", cfg, cal, style)
-        assert [(f.original, f.replacement) for f in found] == [(" ", "")]
+        assert [(f.observed, f.repaired) for f in found] == [(" ", "")]
         return found[0]
 
     habit, slip = finding(" "), finding("")
     # each other file writes `y;` too: 6 of the repair's in both
-    assert (habit.evidence.repo_observed, habit.evidence.repo_repaired) == (6, 6)
-    assert (slip.evidence.repo_observed, slip.evidence.repo_repaired) == (0, 12)
+    assert (habit.evidence["repo_observed"], habit.evidence["repo_repaired"]) == (6, 6)
+    assert (slip.evidence["repo_observed"], slip.evidence["repo_repaired"]) == (0, 12)
     assert habit.confidence < slip.confidence
     # the habit's own part: the same finding without the repository's counts is believed more
     from dataclasses import replace
-    alone = replace(habit.evidence, repo_observed=0, repo_repaired=0)
-    assert cal.belief(habit.rule, habit.score, habit.evidence) < cal.belief(habit.rule, habit.score, alone)
+    evidence = Evidence(**habit.evidence)
+    alone = replace(evidence, repo_observed=0, repo_repaired=0)
+    assert cal.belief(habit.rule, habit.score, evidence) < cal.belief(habit.rule, habit.score, alone)
 
 
 @settings(max_examples=300, deadline=None)

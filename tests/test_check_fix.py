@@ -129,7 +129,7 @@ def repairs(draw, safe: bool):
 def test_property_token_preserving_repairs_are_all_applied(case):
     text, findings = case
     got = apply(text, findings)
-    assert got == rebuild(text, [f for f in findings if f.original != f.replacement])
+    assert got == rebuild(text, [f for f in findings if f.observed != f.repaired])
     assert tokenize(got).token_texts() == tokenize(text).token_texts()
 
 

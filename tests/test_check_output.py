@@ -200,7 +200,7 @@ def test_json_is_one_object_per_finding_with_the_gap_before_and_after(text):
         assert set(o) >= {"path", "line", "column", "offset", "rule", "message", "confidence", "original",
                           "replacement"}
         assert (o["path"], o["rule"], o["message"], o["original"], o["replacement"]) == \
-               (f.path, f.rule, f.message, f.original, f.replacement)
+               (f.path, f.rule, f.message, f.observed, f.repaired)
         # the 1-based offset, line and column name the same character
         assert where(text, o["offset"] - 1) == (o["line"], o["column"])
         # the gap's span is where `original` is, and replacing it there is the fix
@@ -406,10 +406,10 @@ def test_sarif_log_is_valid_and_its_fixes_apply(tmp_path, monkeypatch, sarif_val
         # on the finding's own line: the gap's part there (an indentation's gap starts on the line before)
         assert region["startLine"] == f.line
         shown = text[region["charOffset"]:region["charOffset"] + region["charLength"]]
-        assert f.original.endswith(shown) and shown and "\n" not in shown and "\r" not in shown
+        assert f.observed.endswith(shown) and shown and "\n" not in shown and "\r" not in shown
         assert where(text, region["charOffset"]) == (region["startLine"], region["startColumn"])
         assert where(text, region["charOffset"] + region["charLength"]) == (region["endLine"], region["endColumn"])
-        fixed = text[:f.start] + f.replacement + text[f.end:]
+        fixed = text[:f.start] + f.repaired + text[f.end:]
         assert apply_fixes(text, result) == fixed
     # no local path anywhere: %SRCROOT% is the reader's to resolve, and the tool names no file
     assert "uri" not in run_["originalUriBaseIds"]["%SRCROOT%"]
@@ -552,7 +552,8 @@ def test_bin_check_formats_agree_and_their_fixes_give_back_the_clean_file(tmp_pa
       "gaps": 0, "other_edit": False, "file_repaired": 0, "habit": "trailing", "breaks": 2}),
 ])
 def test_json_carries_the_evidence_the_calibration_is_fitted_on(evidence, expected):
-    f = Finding("A.java", 1, 2, 2, "space-before", "m", 0.5, 1.0, 1, " ", "", evidence)
+    from check.engine import evidence_fields
+    f = Finding("A.java", 1, 2, 2, "space-before", "m", 0.5, 1.0, 1, " ", "", evidence_fields(evidence))
     out, _ = run("json", [CheckedFile("A.java", "a ;\n", (f,))])
     assert json.loads(out)["evidence"] == expected
     assert Evidence(**json.loads(out)["evidence"]) == evidence   # as bin/check-bench --calibrate reads it

@@ -45,8 +45,7 @@ def make_tree(root, count=8):
 
 
 def tables(counts) -> list[tuple[list, list]]:
-    return [(t.keys.tolist(), t.counts.tolist()) for t in counts.tables()] + \
-        [(counts.narrow_table().keys.tolist(), counts.narrow_table().counts.tolist())]
+    return [(k.tolist(), n.tolist()) for k, n in (*counts.wide, counts.narrow)]
 
 
 def learned_styles(root, cache):
@@ -197,7 +196,7 @@ def test_a_file_checked_alone_gets_the_whole_tree_findings(tmp_path, tiny_model)
 
 
 def _learn_in_child(root, cache, queue):
-    from check.repostyle import FixedCounts  # noqa: F401  (imported before the race)
+    from ranker.counts import Counts  # noqa: F401  (imported before the race)
     tree, files = learned_styles(root, cache)
     queue.put(tables(tree.styles()(str(root / files[0])).folder))
 
@@ -255,7 +254,7 @@ def test_staged_before_the_first_commit(tmp_path, tiny_model):
 
 
 def _counts(draw_keys):
-    from check.repostyle import Counts
+    from ranker.counts import Counts
     from ranker.habits import HabitCounts
     keys, counts = np.unique(np.asarray(draw_keys, dtype=np.int64), return_counts=True)
     pair = (keys, counts.astype(np.int64))
@@ -267,12 +266,12 @@ def _counts(draw_keys):
        st.lists(st.integers(-2**40, 2**40), max_size=20))
 def test_merging_a_difference_is_summing_again(base, plus, minus):
     """The incremental update (a sorted merge) gives exactly the sum computed from scratch."""
-    from check.repostyle import add, merged
+    from ranker.counts import total
     minus = [k for k in minus if k in base]
     assume(all(base.count(k) >= minus.count(k) for k in set(minus)))   # a file taken off was in the sum
-    total, p, m = _counts(base), _counts(plus), _counts(minus)
-    delta = add([p, m], [1, -1])
-    fast, slow = merged(total, delta), add([total, p, m], [1, 1, -1])
+    base_counts, p, m = _counts(base), _counts(plus), _counts(minus)
+    delta = total([p, m], [1, -1])
+    fast, slow = base_counts.merged(delta), total([base_counts, p, m], [1, 1, -1])
     for (fk, fc), (sk, sc) in zip(fast.wide + (fast.narrow,), slow.wide + (slow.narrow,)):
         assert fk.tolist() == sk.tolist() and fc.tolist() == sc.tolist()
 
@@ -285,4 +284,4 @@ def test_a_tree_without_java_files_has_an_empty_style(tmp_path):
     for cache in (tmp_path / "cache", tmp_path / "cache", None):
         tree = tree_style(root, [], get_scheme("kind-units"), None, 1, cache_dir=cache)
         style = tree.styles()(str(root / "X.java"))
-        assert [len(t.keys) for t in style.folder.tables()] == [0, 0, 0] and tree.relearned == 0
+        assert [len(k) for k, _ in style.folder.wide] == [0, 0, 0] and tree.relearned == 0

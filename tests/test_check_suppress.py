@@ -53,7 +53,7 @@ def test_the_engine_reports_nothing_where_checking_is_off(checker, text, found):
     scorer, scheme = checker
     cal = Calibration({POOLED: ((0.0, 0.5),)}, {"low": 0.5, "medium": 0.5, "high": 0.5})
     findings = check_text(scorer, scheme, text, "A.java", CheckConfig({POOLED: 0.5}, max_findings=1), cal)
-    assert any(f.original == " " and f.replacement == "" and text[f.start + 1] == ";" for f in findings) == found
+    assert any(f.observed == " " and f.repaired == "" and text[f.start + 1] == ";" for f in findings) == found
 
 
 @pytest.mark.parametrize("source, pairs", [

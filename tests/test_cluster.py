@@ -104,11 +104,13 @@ def test_style_counts_pickle_into_another_process(tmp_path):
     the same in every process, whatever integer ids each has interned."""
     from parsing.java import tokenize
     from parsing.schemes import get_scheme
-    from ranker.cache import REACHES, StyleCounts, symbol_ids
+    from conftest import stream_counts
+    from ranker.cache import REACHES
+    from ranker.symbols import symbol_ids
     scheme = get_scheme("kind-units")
     streams = [scheme.symbols(tokenize(t)) for t in TINY_JAVA.values()]
     symbol_ids(["x", "y", "z"] + streams[2])   # ids this process has, and the other will not
-    counts = StyleCounts(streams)
+    counts = stream_counts(streams)
     (tmp_path / "counts.pickle").write_bytes(pickle.dumps(counts))
 
     def context(syms, i):   # the tokens a side of the first wide level, '|' past the ends
@@ -116,7 +118,7 @@ def test_style_counts_pickle_into_another_process(tmp_path):
     probes = sorted({(context(syms, i), syms[i]) for syms in streams for i in range(0, len(syms), 2)})
     here = [counts.count(tuple(ctx), s) for ctx, s in probes]
     code = ("import pickle, sys, json\n"
-            "from ranker.cache import symbol_ids\n"
+            "from ranker.symbols import symbol_ids\n"
             "symbol_ids(['other', 'symbols', 'first'])\n"
             f"counts = pickle.loads(open({str(tmp_path / 'counts.pickle')!r}, 'rb').read())\n"
             f"probes = json.loads({json.dumps(probes)!r})\n"

@@ -163,6 +163,60 @@ def test_no_import_circle_among_the_projects_modules():
     assert cycles(graph) == []
 
 
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def private_imports(source: str, module: str, is_package: bool, submodule) -> list[str]:
+    """Each `from x import _name` of `source` (module `module`) that takes a private name of another module of
+    the project (`submodule(base, name)`: whether base.name is a module; a package's own private module, such
+    as `from . import _native`, is the package's business and allowed)."""
+    package = module if is_package else module.rpartition(".")[0]
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        base = node.module or ""
+        if node.level:
+            head = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+            base = ".".join(head + ([base] if base else []))
+        if base.split(".")[0] not in LAYER or base == module:
+            continue
+        for alias in node.names:
+            if _private(alias.name) and not (base == package and submodule(base, alias.name)):
+                out.append(f"from {base} import {alias.name}")
+    return out
+
+
+def _is_submodule(base: str, name: str) -> bool:
+    folder = ROOT / base.replace(".", "/")
+    return (folder / name).is_dir() or any(folder.glob(f"{name}.*py")) or any(folder.glob(f"{name}.*.so"))
+
+
+@pytest.mark.parametrize("source, module, is_package, expected", [
+    ("from ranker.cache import _wide_keys", "check.repostyle", False, ["from ranker.cache import _wide_keys"]),
+    ("from .symbols import GAP_MARK, _runs", "parsing.schemes", False, ["from parsing.symbols import _runs"]),
+    ("def f():\n    from .paths import _top", "check.repostyle", False, ["from check.paths import _top"]),
+    ("from ..cache import _Counts", "ranker.x.y", False, ["from ranker.cache import _Counts"]),
+    ("from . import _native", "automata.merging", False, []),       # the package's own compiled module
+    ("from ._native import StyleCache", "ranker.cache", False, []),  # a public name of it
+    ("from lm import _native", "ranker.rank", False, ["from lm import _native"]),   # another package's
+    ("from ranker.cache import REACHES, __all__", "check.repostyle", False, []),
+    ("from _thread import _local", "unnatural.cli", False, []),     # not the project's
+    ("from . import _x", "parsing", True, []),                      # a package's own
+])
+def test_private_imports_are_told_apart(source, module, is_package, expected):
+    def submodule(base, name):
+        return name == "_native" or (base, name) == ("parsing", "_x")
+    assert private_imports(source, module, is_package, submodule) == expected
+
+
+@pytest.mark.parametrize("package, module, path", list(modules()), ids=lambda x: x if isinstance(x, str) else "")
+def test_no_module_imports_a_private_name_of_another(package, module, path):
+    """A name starting with '_' is its module's own: another module that needs it needs it public."""
+    assert private_imports(path.read_text(), module, path.stem == "__init__", _is_submodule) == []
+
+
 @pytest.mark.parametrize("package", sorted(LAYER))
 def test_every_package_opens_with_a_docstring(package):
     doc = ast.get_docstring(ast.parse((ROOT / package / "__init__.py").read_text()))

@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 from lm.model import LanguageModel
 from parsing.java import tokenize
 from parsing.schemes import get_scheme
-from ranker.rank import CHUNK_ROWS, rank_text, top_findings
+from ranker.rank import CHUNK_ROWS, rank_text, top_candidates
 from ranker.repairs import FIRST, LAST, NEXT, gap_edits
 from reference_ranker import edit_offset
 from ranker.score import Scorer, score_stream
@@ -175,7 +175,7 @@ def test_top_and_least_are_the_full_rankings_head(tiny_corpus, lmplz_available, 
         assert list(zip(reaching.candidates, reaching.scores, reaching.gaps, reaching.rows)) == \
             [p for p in pairs if p[1] >= least]
         assert reaching.complete == all(p[1] >= least for p in pairs)
-        assert top_findings(scorer, scheme, text, "t", top, adapt) == full.exact_findings(text, top)
+        assert top_candidates(scorer, scheme, text, "t", top, adapt) == full.exact_best(text, top)
     check()
 
 

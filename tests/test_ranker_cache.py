@@ -12,13 +12,14 @@ from parsing.java import tokenize
 from parsing.offsets import line_col
 from parsing.schemes import get_scheme
 from ranker._native import StyleCache
-from ranker.cache import REACHES, StyleCounts, evidence, folder_cache
+from ranker.cache import REACHES, evidence, folder_cache
+from ranker.counts import Counts
 from ranker.symbols import symbol_ids
 from ranker.explain import show_gap
 from ranker.folder import folder_style
 from ranker.score import Scorer, score_stream
 
-from conftest import TINY_JAVA, data_path, run_rank
+from conftest import TINY_JAVA, data_path, run_rank, stream_counts
 
 KIND = get_scheme("kind")
 
@@ -75,7 +76,7 @@ def test_folder_counts_add_evidence_and_strict_drops_near_duplicates(tmp_path):
         paths.append(str(tmp_path / name))
     loose = folder_style(paths, KIND, strict=False)(paths[0])
     strict = folder_style(paths, KIND, strict=True)(paths[0])
-    own_a = StyleCounts([syms(a)])
+    own_a = stream_counts([syms(a)])
     for reach in REACHES:
         ctx = wide(a, "(", "ID", reach)
         assert ctx == wide(b, "(", "ID", reach)   # the same construct, written apart in b
@@ -96,8 +97,8 @@ def test_shared_folder_counts_drop_only_contexts_seen_once():
     evidence): dropping it changes no evidence, with the file itself excluded as folder_cache does by default."""
     texts = ["class A { void g() { f( x ); } int y; }", "class B { void g() { f( x ); } long z; }",
              "class C { void g() { f(x); } }"]
-    full, shared = StyleCounts([syms(t) for t in texts]), StyleCounts([syms(t) for t in texts], shared=True)
-    assert sum(len(t.keys) for t in shared.tables()) < sum(len(t.keys) for t in full.tables())
+    full, shared = stream_counts([syms(t) for t in texts]), stream_counts([syms(t) for t in texts], shared=True)
+    assert sum(len(k) for k, _ in shared.wide) < sum(len(k) for k, _ in full.wide)
     ctx = wide(texts[0], "(", "ID", REACHES[0])
     assert shared.count(ctx, "·s1") == full.count(ctx, "·s1") == 2
     ctx = wide(texts[0], "ID", ";", REACHES[-1])   # 'int y;' only A has
@@ -107,7 +108,7 @@ def test_shared_folder_counts_drop_only_contexts_seen_once():
         gaps = np.arange(len(s) // 2)
         for symbol in ("·", "·s1", "∅"):
             ids = symbol_ids([symbol] * len(gaps))
-            expected = evidence(folder_cache(symbol_ids(s), full, StyleCounts([s])), gaps, ids)
+            expected = evidence(folder_cache(symbol_ids(s), full, stream_counts([s])), gaps, ids)
             got = evidence(folder_cache(symbol_ids(s), shared, None), gaps, ids)
             assert all(np.array_equal(e, g) for e, g in zip(expected, got))
 
@@ -125,7 +126,7 @@ def test_a_file_with_a_bom_is_learned_as_it_is_ranked(tmp_path):
     gaps = np.arange((len(s) + 1) // 2)
     ids = symbol_ids(s[0::2])
     got = evidence(folder_cache(symbol_ids(s), style.folder, style.exclude), gaps, ids)
-    expected = evidence(folder_cache(symbol_ids(s), StyleCounts([syms(texts[1])]), StyleCounts()),
+    expected = evidence(folder_cache(symbol_ids(s), stream_counts([syms(texts[1])]), Counts.empty()),
                         gaps, ids)
     assert all(np.array_equal(g, e) for g, e in zip(got, expected))
 
@@ -267,9 +268,7 @@ def test_the_narrow_counts_count_each_gap_between_its_two_tokens():
     from ranker.cache import narrow_key, narrow_keys
     a = syms("class A { int x = 1 ; int y = 2; }")
     b = syms("class B { void f() { g(x = 3 ;); } }")
-    counts = StyleCounts()
-    for s in (a, b):
-        counts.add_narrow(narrow_keys(symbol_ids(s)))
+    counts = stream_counts([a, b])
     assert counts.narrow_count(narrow_key("NUM", "·s1", ";")) == 2
     assert counts.narrow_count(narrow_key("NUM", "·", ";")) == 1
     assert counts.narrow_count(narrow_key("ID", "·s1", "=")) == 3

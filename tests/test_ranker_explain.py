@@ -4,10 +4,9 @@ import json
 
 import pytest
 
-from ranker.rank import (BACKGROUND_DISTANCE, BACKGROUND_POOL, BACKGROUND_SPOTS, BACKGROUND_WEIGHT, Finding,
-                         background, explained_findings, top_findings)
+from ranker.rank import (BACKGROUND_DISTANCE, BACKGROUND_POOL, BACKGROUND_SPOTS, BACKGROUND_WEIGHT, Candidate,
+                         background, explained_candidates, top_candidates)
 from ranker.explain import line_col
-from ranker.repairs import Repair
 
 from conftest import ROOT, run_rank
 
@@ -15,9 +14,9 @@ DEFAULT_MODEL = ROOT / ".models" / "default-kind-units-o6.bin"
 needs_model = pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no default model (make demo builds it)")
 
 
-def found(*pairs) -> list[Finding]:
-    """Findings (offset, gain), best first."""
-    return [Finding(offset, gain, Repair(0, " ", "", offset)) for offset, gain in pairs]
+def found(*pairs) -> list[Candidate]:
+    """Candidates (offset, gain), best first."""
+    return [Candidate(offset, gain, 0, " ", "") for offset, gain in pairs]
 
 
 @pytest.mark.parametrize("findings, expected", [
@@ -53,17 +52,17 @@ def default_ranker():
 @pytest.mark.parametrize("slips", [set(), {2}, {0, 3}, set(range(6))])
 @pytest.mark.parametrize("adapt", [False, True])
 def test_the_score_shifts_a_files_findings_alike(default_ranker, slips, adapt):
-    """The same findings as top_findings, in the same order; every score is the gain less the same
+    """The same findings as top_candidates, in the same order; every score is the gain less the same
     amount; the background is read from the file's BACKGROUND_POOL best whatever --top is."""
     scorer, scheme = default_ranker
     text = counter_class(slips)
-    pool = top_findings(scorer, scheme, text, "t", BACKGROUND_POOL, adapt)
+    pool = top_candidates(scorer, scheme, text, "t", BACKGROUND_POOL, adapt)
     for top in (1, 3, BACKGROUND_POOL + 5):
-        explained = explained_findings(scorer, scheme, text, "t", top, adapt)
-        assert explained.findings == top_findings(scorer, scheme, text, "t", top, adapt)
+        explained = explained_candidates(scorer, scheme, text, "t", top, adapt)
+        assert explained.candidates == top_candidates(scorer, scheme, text, "t", top, adapt)
         assert explained.background == background(pool)
-        scores = [explained.score(f) for f in explained.findings]
-        assert scores == [f.score - BACKGROUND_WEIGHT * explained.background for f in explained.findings]
+        scores = [explained.score(f) for f in explained.candidates]
+        assert scores == [f.score - BACKGROUND_WEIGHT * explained.background for f in explained.candidates]
         assert scores == sorted(scores, reverse=True)
 
 
@@ -72,10 +71,10 @@ def test_one_stand_out_spot_scores_above_many_equal_ones(default_ranker):
     """Unadapted, each slip has the same gain wherever it is; the file where it stands alone scores
     highest, the file with three of them lower, the file with six lower still."""
     scorer, scheme = default_ranker
-    explained = [explained_findings(scorer, scheme, counter_class(slips), "t", 1, adapt=False)
+    explained = [explained_candidates(scorer, scheme, counter_class(slips), "t", 1, adapt=False)
                  for slips in ({2}, {0, 2, 4}, set(range(6)))]
-    gains = [e.findings[0].score for e in explained]
-    scores = [e.score(e.findings[0]) for e in explained]
+    gains = [e.candidates[0].score for e in explained]
+    scores = [e.score(e.candidates[0]) for e in explained]
     assert gains[0] > 3 and gains == pytest.approx([gains[0]] * 3)
     assert scores[0] > scores[1] > scores[2]
 

@@ -60,7 +60,10 @@ def test_file_and_none_learn_nothing(tiny_model, tmp_path):
 
 def test_folder_leaves_the_file_out_of_its_own_prior(tiny_model, tmp_path):
     import numpy as np
-    from ranker.cache import StyleCounts, evidence, folder_cache, symbol_ids
+    from conftest import stream_counts
+    from ranker.cache import evidence, folder_cache
+    from ranker.counts import Counts
+    from ranker.symbols import symbol_ids
     paths = repository(tmp_path / "repo")
     learned = learn(paths, LanguageModel(tiny_model), LearnConfig("folder"), Scorer(LanguageModel(tiny_model)))
     style = learned.style(paths[0])
@@ -68,14 +71,14 @@ def test_folder_leaves_the_file_out_of_its_own_prior(tiny_model, tmp_path):
     # the file's own counts are taken off (folder_cache, exclude None): the evidence is the other files' alone
     scheme = get_scheme(LanguageModel(tiny_model).scheme)
     syms = [scheme.walk(tokenize(read_source(p)))[0] for p in paths]
-    others = StyleCounts(syms[1:])
+    others = stream_counts(syms[1:])
     gaps = np.arange((len(syms[0]) + 1) // 2)
     for symbol in ("·", "↵", "↵⇥1"):
         ids = symbol_ids([symbol] * len(gaps))
         got = evidence(folder_cache(symbol_ids(syms[0]), style.folder, style.exclude), gaps, ids)
-        expected = evidence(folder_cache(symbol_ids(syms[0]), others, StyleCounts()), gaps, ids)
+        expected = evidence(folder_cache(symbol_ids(syms[0]), others, Counts.empty()), gaps, ids)
         assert all(np.array_equal(g, e) for g, e in zip(got, expected))
-    own = evidence(folder_cache(symbol_ids(syms[0]), others, StyleCounts()), gaps, symbol_ids(syms[0][0::2]))
+    own = evidence(folder_cache(symbol_ids(syms[0]), others, Counts.empty()), gaps, symbol_ids(syms[0][0::2]))
     assert own[0][:, :-1].sum() > 0
 
 
@@ -161,7 +164,7 @@ def test_rank_adapt_project_refuses_what_it_cannot_do(tiny_model, tmp_path, extr
 
 @pytest.mark.parametrize("strict", [False, True])
 def test_folder_counts_learned_in_worker_processes_are_the_same(tmp_path, strict):
-    from ranker.cache import StyleCounts
+    from conftest import stream_counts
     from ranker.folder import folder_style
     paths = repository(tmp_path / "repo")
     (tmp_path / "repo" / "R0 copy.java").write_text(read_source(paths[0]).replace("\t", "    "))
@@ -171,19 +174,19 @@ def test_folder_counts_learned_in_worker_processes_are_the_same(tmp_path, strict
     alone, forked = folder_style(paths, scheme, strict, workers=1), folder_style(paths, scheme, strict, workers=3)
     for p in paths:
         a, b = alone(p), forked(p)
-        for level in range(a.folder.levels):
+        for level in range(len(a.folder.wide)):
             for x, y in ((a.folder, b.folder), (a.exclude, b.exclude)):
                 if x is None:   # the file's own counts (folder_cache)
                     assert y is None and not strict and not p.endswith("bad.java")
                     continue
-                assert x.tables()[level].keys.tolist() == y.tables()[level].keys.tolist()
-                assert x.tables()[level].counts.tolist() == y.tables()[level].counts.tolist()
+                assert x.wide[level][0].tolist() == y.wide[level][0].tolist()
+                assert x.wide[level][1].tolist() == y.wide[level][1].tolist()
         assert a.habits.counts == b.habits.counts
     # strict: the copy (the same without whitespace) is left out with the file; loose: only the file (None:
     # folder_cache takes the file's own counts off); a file not read has nothing to take off
-    own = sum(len(k) for k in StyleCounts([scheme.walk(tokenize(read_source(paths[0])))[0]])._streams[0])
+    own = sum(int(n.sum()) for _, n in stream_counts([scheme.walk(tokenize(read_source(paths[0])))[0]]).wide)
     if strict:
-        assert sum(t.counts.sum() for t in alone(paths[0]).exclude.tables()) == 2 * own > 0
+        assert sum(n.sum() for _, n in alone(paths[0]).exclude.wide) == 2 * own > 0
     else:
         assert alone(paths[0]).exclude is None
-    assert sum(len(t.keys) for t in alone(paths[-1]).exclude.tables()) == 0
+    assert sum(len(k) for k, _ in alone(paths[-1]).exclude.wide) == 0

@@ -69,28 +69,28 @@ def test_every_repair_of_a_parsable_file_keeps_the_tokens(tiny_model, lines):
     """On Java that parses, the rules alone (rank_text) keep every token of every candidate repair."""
     text = "class A {\n    void f() {" + "".join(ws + stmt for ws, stmt in lines) + "\n    }\n}\n"
     # a member among the statements does not parse, and tree-sitter's recovery can split a later string
-    # literal into tokens that a space then changes (that is exact_findings' case, the test below)
+    # literal into tokens that a space then changes (that is exact_best's case, the test below)
     assume(not parse(text).root_node.has_error)
     scorer = Scorer(LanguageModel(tiny_model))
     ranked = rank_text(scorer, get_scheme(scorer.scheme), text, "t")
     before = tokens(text)
-    for finding in ranked.findings():
-        assert tokens(apply(text, finding.repair)) == before, finding
+    for candidate in ranked.best():
+        assert tokens(apply(text, candidate)) == before, candidate
 
 
 @pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(st.sampled_from(SPACES), st.sampled_from(PIECES)), min_size=2, max_size=25))
 def test_every_reported_finding_keeps_the_tokens_even_in_broken_files(tiny_model, parts):
-    """On anything at all, the findings reported (exact_findings, which --explain and bin/check print) are
+    """On anything at all, the findings reported (exact_best, which --explain and bin/check print) are
     checked by tokenizing their repair."""
     text = "class A {\n" + "".join(ws + piece for ws, piece in parts) + "\n}\n"
     scorer = Scorer(LanguageModel(tiny_model))
     ranked = rank_text(scorer, get_scheme(scorer.scheme), text, "t")
     before = tokens(text)
-    found = ranked.exact_findings(text, 5)
-    assert len(found) == min(5, len(found)) and all(tokens(apply(text, f.repair)) == before for f in found)
-    assert [f.offset for f in found] == [f.offset for f in ranked.findings() if tokens(apply(text, f.repair)) == before][:5]
+    found = ranked.exact_best(text, 5)
+    assert len(found) == min(5, len(found)) and all(tokens(apply(text, f)) == before for f in found)
+    assert [f.offset for f in found] == [f.offset for f in ranked.best() if tokens(apply(text, f)) == before][:5]
 
 
 def joinable_by_operator(left, right):
@@ -157,6 +157,6 @@ def test_the_codrep_error_model_plans_no_wide_edits(tiny_model):
     codrep, real = Scorer(LanguageModel(tiny_model)), Scorer(LanguageModel(tiny_model), edits="real")
     text = "class A {\n    int f() {\n            return 1;\n    }\n}\n"
     scheme = get_scheme(codrep.scheme)
-    narrow = {f.repair.repaired for f in rank_text(codrep, scheme, text, "t").findings()}
-    wide = {f.repair.repaired for f in rank_text(real, scheme, text, "t").findings()}
+    narrow = {c.repaired for c in rank_text(codrep, scheme, text, "t").best()}
+    wide = {c.repaired for c in rank_text(real, scheme, text, "t").best()}
     assert "\n        " not in narrow and "\n        " in wide

@@ -24,13 +24,13 @@ def test_every_rule_is_listed_once_under_its_id():
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.id)
 def test_the_example_is_named_by_its_rule(entry):
     x = entry.example
-    assert describe(x.original, x.replacement, x.before, x.after)[0] is entry
+    assert describe(x.observed, x.repaired, x.before, x.after)[0] is entry
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.id)
 def test_the_example_file_holds_the_slip_once_and_its_fix_changes_only_whitespace(entry):
     x = entry.example
-    assert x.file.count(x.before + x.original + x.after) == 1
+    assert x.file.count(x.before + x.observed + x.after) == 1
     fixed = x.fixed()
     assert fixed != x.file and "".join(fixed.split()) == "".join(x.file.split())
     assert example_diff(x).startswith("--- a/Example.java\n+++ b/Example.java\n@@ ")
