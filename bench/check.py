@@ -476,7 +476,7 @@ def main(argv=None) -> int:
         # projects that the detection sets count as false: negatives within their own budgets
         repos = [r for r in _repos(args) if not r.held_out]
         elsewhere = injected_breaks(repos, args.workers, args.learn)
-        hand_slips.calibrate(args.workers, others=[(*x, INJECTED) for x in elsewhere], families={
+        hand_slips.calibrate(args.workers, others=elsewhere, families={
             INJECTED: Family(sum(r.clean_lines for r in repos), sum(len(r.clean) for r in repos),
                              HABIT_INJECTED_BUDGETS, {})})
     if args.hand_slips:

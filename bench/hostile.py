@@ -90,7 +90,7 @@ CASES = [
     Case("repo: build-lm reads its Java", 1, "$B/build-lm --quiet --order 3 --output out/repo.bin REPO", 0, "",
          r"repo\.bin"),
     Case("N.txt without a full out.txt: said why", 1, "$B/rank almost", 1,
-         r"rank: warning: almost: no \.java file; its N\.txt files are not a CodRep task folder \(almost/out\.txt: "
+         r"rank: warning: almost: no (\.java|source) file; its N\.txt files are not a CodRep task folder \(almost/out\.txt: "
          r"no line 2 for the answer"),
     Case("evaluate: not a task folder", 1, "$B/evaluate codrep2019 -d REPO -p /dev/null", 2, r"error: REPO/out\.txt"),
     # 2. a two-line StaMinA file asking for a huge alphabet
@@ -164,7 +164,7 @@ CASES = [
     Case("build-lm notes.md and a Java file", 6, "$B/build-lm --quiet --order 3 --output out/n2.bin notes.md Slip.java",
          1, r"build-lm: warning: notes\.md: not a \.java file"),
     Case("rank: a file skipped", 6, "$B/rank latin1/L.java Slip.java", 1, r"rank: warning: .*latin1/L\.java: not UTF-8"),
-    Case("rank: an empty folder", 6, "$B/rank empty", 1, r"rank: warning: empty: no \.java file in the folder"),
+    Case("rank: an empty folder", 6, "$B/rank empty", 1, r"rank: warning: empty: no (\.java|source) file in the folder"),
     Case("rank: a missing path", 6, "$B/rank missing.java Slip.java", 1, r"rank: warning: missing\.java: no such file"),
     Case("make-tasks --clean -1", 6, "$B/make-tasks --clean -1 --output out/t REPO", 2,
          r"make-tasks: error: argument --clean"),
