@@ -4,9 +4,8 @@ files, as `tasks/N.java` and `clean/N.java` in a fresh copy.
 
 - `--calibrate`: bin/check at a low score (`--min-score`) on the development sets only; each finding is
   labelled (right: in a task file, at the injected error's offset); check/calibration.json is fitted from
-  them (bench/calibration_fit.py, on each finding's `evidence` in bin/check's JSON) and saved; then the habit breaks' belief, on every break in the real-slip
-  set's development projects and the development detection sets (`--calibrate-habits`: only that, into the
-  calibration file as it is).
+  them (bench/calibration_fit.py, on each finding's `evidence` in bin/check's JSON) and saved, the habit
+  breaks' belief kept (`--calibrate-hand-slips` fits it).
 - then, for each sensitivity, `bin/check --fix --format json` on a fresh copy of every set (development and
   held out): precision of the findings, recall (task files whose error was found), false findings per 1000
   lines of clean code, task files the fix gave back byte for byte, clean files left unchanged.
@@ -25,7 +24,6 @@ into docs/results/check-bench.md (make check-bench).
 """
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
 import subprocess
@@ -35,7 +33,7 @@ from pathlib import Path
 
 from bench import commits, hand_slips, realslips
 from bench.calibration_fit import (ALL_BREAKS, BUDGETS, FILE_BUDGETS, INJECTED, SLIP_BUDGETS, SLIP_FILE_BUDGETS,
-                                   Family, Labelled, fit, fit_habits, fit_habits_beside, habit_break)
+                                   Family, Labelled, fit, habit_break)
 from ranker.cli import DEFAULT_MODEL
 from check.calibration import CALIBRATION, SENSITIVITIES, Calibration
 from evaluation.realslips import labels as realslips_labels
@@ -56,20 +54,12 @@ CAL_FINDINGS = 5      # findings per file in the calibration run
 # habits, not the model, tell most of them)
 SLIP_MIN_SCORE = 1.0
 SLIP_CAL_FINDINGS = 10   # and its files' slips come 1 to 5 a file, among their other oddities
-# The false findings per 1000 clean lines the habit breaks may add at each sensitivity, in the real-slip sets'
-# development projects: below the real-slip budgets (bench/calibration_fit.py's SLIP_BUDGETS), which the ranking's
-# findings share, and with room for projects not seen (at a budget of 0.3 at `medium`, the 3 held-out
-# projects' clean files got 0.495 per 1000 lines against the development projects' 0.264)
-HABIT_BUDGETS = {"low": 0.1, "medium": 0.3, "high": 1.5}
-# and in the detection sets' clean files, where the ranking's findings have the budgets of
-# bench/calibration_fit.py (BUDGETS): a small share of them (their clean files hold the same anomalies, and the acceptance counts
-# them as false there too)
+# The false findings per 1000 clean lines the habit breaks may add at each sensitivity in the detection sets'
+# clean files (--calibrate-hand-slips), where the ranking's findings have the budgets of
+# bench/calibration_fit.py (BUDGETS): a small share of them (their clean files hold real projects' anomalies,
+# which the detection sets count as false)
 HABIT_INJECTED_BUDGETS = {"low": 0.005, "medium": 0.02, "high": 0.2}
 REAL_SLIPS = "real slips"
-# The habit breaks of the slip sets' task files: real-kind slips in repositories several times the real-slip
-# projects' size (without them a break's belief fell as its repository grew, as the detection sets' breaks were
-# all false; docs/habits.md). Their clean files are the detection sets': no budget of their own.
-INJECTED_SLIPS = "injected slips"
 
 
 @dataclass(frozen=True)
@@ -163,17 +153,6 @@ def slip_findings(slips, projects: list[str], workers: int, learn: str | None = 
             lines, clean_files)
 
 
-def habit_breaks(slips, projects: list[str], workers: int, learn: str | None = None):
-    """Every habit break (check/breaks.py) bin/check finds in the real-slip set's `projects`, each checked as one
-    folder with no finding of the ranking, labelled (right: at a changed gap; family REAL_SLIPS), and the clean
-    files' lines and count. (Found, not toward the developer's whitespace: a break's repair is the
-    repository's, and what the acceptance counts is a finding at the slip.)"""
-    found, lines, clean_files = _slip_runs(slips, projects, ALL_BREAKS, "found", lambda f: True,
-                                           "habit breaks at the", workers, learn)
-    return ([Labelled.of_finding(f, right, in_clean, file, REAL_SLIPS) for f, right, in_clean, file in found],
-            lines, clean_files)
-
-
 def injected_breaks(repos: list[Repo], workers: int, learn: str | None = None):
     """The habit breaks bin/check finds in the detection sets `repos` that are not their injected errors,
     labelled wrong (family INJECTED): the anomalies of real projects' code. (A break at an injected error is
@@ -187,43 +166,6 @@ def injected_breaks(repos: list[Repo], workers: int, learn: str | None = None):
                 out.append(Labelled.of_finding(f, False, path in repo.clean, path, INJECTED))
         print(f"calibration: {repo.name}: {len(out)} habit breaks elsewhere so far", file=sys.stderr)
     return out
-
-
-def injected_slip_breaks(repos: list[Repo], workers: int, learn: str | None = None):
-    """The habit breaks bin/check finds in the task files of the slip sets `repos`, labelled (right: at the
-    injected slip's gap; family INJECTED_SLIPS)."""
-    out = []
-    for repo in repos:
-        found: set[str] = set()
-        for f in run_check(repo, ALL_BREAKS, workers, learn):
-            if str(Path(f["path"]).absolute()) in repo.answers:
-                out.append(Labelled.of_finding(f, _right(repo, f, found), False, f["path"], INJECTED_SLIPS))
-        print(f"calibration: slip set {repo.name}: {len(found)} of {len(repo.answers)} slips among the breaks",
-              file=sys.stderr)
-    return out
-
-
-def calibrate_habits(slips, projects: list[str], repos: list[Repo], workers: int, learn: str | None = None,
-                     slip_repos: list[Repo] = ()) -> None:
-    """The habit belief fitted on the real-slip set's `projects`, the detection sets `repos` and the slip sets
-    `slip_repos` (development sets, all), written into CALIBRATION (the rest kept)."""
-    found, lines, files = habit_breaks(slips, projects, workers, learn)
-    elsewhere = injected_breaks(repos, workers, learn)
-    injected = injected_slip_breaks(slip_repos, workers, learn)
-    families = {REAL_SLIPS: Family(lines, files, HABIT_BUDGETS, SLIP_FILE_BUDGETS),
-                INJECTED: Family(sum(r.clean_lines for r in repos), sum(len(r.clean) for r in repos),
-                                 HABIT_INJECTED_BUDGETS, {})}
-    breaks = found + elsewhere
-    belief = fit_habits(breaks, families, REAL_SLIPS)
-    large = fit_habits_beside(breaks + injected, families, belief, {INJECTED, INJECTED_SLIPS}) if injected else None
-    cal = Calibration.load(CALIBRATION)
-    measured = {**cal.measured, "habit_projects": list(projects), "habit_sets": [r.name for r in repos],
-                "habit_slip_sets": [r.name for r in slip_repos],
-                "habit_breaks": len(found) + len(elsewhere) + len(injected), "habit_budgets": HABIT_BUDGETS,
-                "habit_injected_budgets": HABIT_INJECTED_BUDGETS}
-    replace(cal, habits=belief, habits_large=large, measured=measured).save(CALIBRATION)
-    print(f"calibration: {CALIBRATION.relative_to(ROOT)}: habit cut-offs {belief.cutoffs}"
-          + (f", in large repositories {large.cutoffs}" if large else ""), file=sys.stderr)
 
 
 def calibrate(repos: list[Repo], workers: int, model_name: str, learn: str | None = None, slips=None,
@@ -256,10 +198,9 @@ def calibrate(repos: list[Repo], workers: int, model_name: str, learn: str | Non
                         "findings_per_file": CAL_FINDINGS, "budgets": BUDGETS, "file_budgets": FILE_BUDGETS,
                         "slip_budgets": SLIP_BUDGETS, "slip_file_budgets": SLIP_FILE_BUDGETS,
                         "learn": learn or DEFAULT_LEARN})
+    cal = replace(cal, habits=Calibration.load(CALIBRATION).habits)   # the habit belief is fitted apart
     cal.save(CALIBRATION)
     print(f"calibration: {CALIBRATION.relative_to(ROOT)}: cut-offs {cal.cutoffs}", file=sys.stderr)
-    if slip_projects:
-        calibrate_habits(slips, slip_projects, repos, workers, learn, slip_repos)
 
 
 @dataclass(frozen=True)
@@ -382,8 +323,6 @@ def parser() -> cli.ArgumentParser:
     p.add_argument("sets", nargs="*", help="set names under .data/devsets (default: all)")
     p.add_argument("--calibrate", action="store_true",
                    help="fit check/calibration.json on the development sets first")
-    p.add_argument("--calibrate-habits", action="store_true",
-                   help="fit only the habit breaks' belief (on the real-slip set's development projects) first")
     p.add_argument("--sensitivity", choices=SENSITIVITIES, action="append",
                    help="the sensitivities to measure (default: all)")
     p.add_argument("--speed", type=cli.positive_int, metavar="N", default=None,
@@ -488,14 +427,6 @@ def main(argv=None) -> int:
         if args.docs:
             write_docs(args.docs.with_name(realslips.CEILING_DOCS), lines, realslips.CEILING_MARKER)
         return cli.EXIT_OK
-    if args.calibrate_habits:
-        slips = realslips.read_set(args.realslips_set) if realslips.available(args.realslips_set) else None
-        if slips is None:
-            raise cli.CommandError(f"no real-slip set at {args.realslips_set}: run 'make data'")
-        held_out = realslips.held_out_projects(args.held_out, slips)
-        calibrate_habits(slips, [p for p in slips.projects if p not in held_out],
-                         [r for r in _repos(args) if not r.held_out], args.workers, args.learn,
-                         [r for r in _repos(args, SLIPSETS) if not r.held_out])
     if args.realslips:
         run_realslips(args)
         return cli.EXIT_OK

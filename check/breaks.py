@@ -266,7 +266,6 @@ def _continuation_breaks(walked: FileGaps, repo_counts, keys_of) -> list[Break]:
     """The lines that first continue a statement (parsing/style.py's first_continuations) at an offset from it
     that the repository's other files rarely write where they write another one almost always (+4 columns in
     google-java-format's style, +8 in AOSP's), re-indented to that one in the file's unit."""
-    import numpy as np
     from parsing.style import columns, first_continuations
     from ranker.cache import continuation_triple
     if not walked.unit:

@@ -256,7 +256,7 @@ def check_text(scorer: Scorer, scheme: Scheme, text: str, path: str, cfg: CheckC
                 if room == 0:
                     break
                 room -= 1
-            out.append(replace(f, evidence=evidence_fields(f.evidence)))   # (made with the Evidence itself)
+            out.append(f)
     return tuple(out)
 
 
@@ -310,7 +310,7 @@ def _habit_findings(text: str, path: str, edits: _Edits, context: _Context, cfg:
         line, column = line_col(text, offset)
         # (a break's repair keeps the gap's own line breaks: CRLF stays CRLF)
         out.append((Finding(path, line, column, offset, rule.id, message, confidence, 0.0, start, b.observed, b.repaired,
-                            evidence), b.follows >= 0, b.follows if b.follows >= 0 else b.gap))
+                            evidence_fields(evidence)), b.follows >= 0, b.follows if b.follows >= 0 else b.gap))
     # most confident first, a block's lines right after their header
     return [(f, follows) for f, follows, _ in sorted(out, key=lambda x: (-x[0].confidence, x[2], x[1], x[0].start))]
 
