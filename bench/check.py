@@ -58,7 +58,7 @@ SLIP_CAL_FINDINGS = 10   # and its files' slips come 1 to 5 a file, among their 
 # clean files (--calibrate-hand-slips), where the ranking's findings have the budgets of
 # bench/calibration_fit.py (BUDGETS): a small share of them (their clean files hold real projects' anomalies,
 # which the detection sets count as false)
-HABIT_INJECTED_BUDGETS = {"low": 0.005, "medium": 0.02, "high": 0.2}
+HABIT_INJECTED_BUDGETS = {"low": 0.005, "medium": 0.05, "high": 0.2}
 REAL_SLIPS = "real slips"
 
 
