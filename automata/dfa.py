@@ -12,7 +12,6 @@ import dataclasses
 import shutil
 import subprocess
 from collections import deque
-from pathlib import Path
 from typing import Iterable, Sequence
 
 import numpy as np

@@ -8,11 +8,11 @@ from typing import Iterable
 
 from tqdm import tqdm
 
+from .bcr import SOLVED_BCR, bcr
 from .bench import BenchRow, aalpy_edsm, load_split
 from .grid import Cell, cell_of_problem, format_grid
 from .learn import learn
 from .samples import ContradictionError, FormatError, read_sample, read_training, split_distinct
-from .bcr import SOLVED_BCR, bcr
 
 
 @dataclasses.dataclass(frozen=True)

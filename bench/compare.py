@@ -26,12 +26,12 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from evaluation.codrep2019 import parse_predictions, score_rankings
 from formats.codrep2019 import ANSWERS_FILE, read_answers
 from formats.files import InputError
 from formats.sources import SourceError, iter_entries, shape_of
-from evaluation.codrep2019 import parse_predictions, score_rankings
-from lm.corpus import write_corpus
 from lm.build import binary_model, put_ceilings
+from lm.corpus import write_corpus
 from lm.kenlm_tools import KenlmError, lmplz
 from lm.model import LOG2_10, MAX_ORDER, LanguageModel, read_signature, signature_path
 from parsing.schemes import SCHEMES, UnknownScheme, get_scheme

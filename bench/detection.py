@@ -75,7 +75,7 @@ def measure(folder: Path, model: str | None, workers: int, methods: tuple[str, .
 
 def table(rows: list[Row], metric: str, methods: tuple[str, ...]) -> list[str]:
     """One row per set and summary rows (means), one column per method, the best of each row in bold."""
-    out = [f"| set | style | held out | tasks | clean | " + " | ".join(methods) + " |",
+    out = ["| set | style | held out | tasks | clean | " + " | ".join(methods) + " |",
            "|---|---|---|---:|---:|" + "---:|" * len(methods)]
 
     def cells(values: list[float]) -> str:

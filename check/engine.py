@@ -152,7 +152,7 @@ class _Context:
 
     def _walk(self):
         if self._walked is None:
-            from ranker.cache import narrow_keys   # numpy: only once a file has a candidate
+            from ranker.cache import narrow_keys  # numpy: only once a file has a candidate
             from ranker.walk import StyleWalk
             walk = StyleWalk(self.scheme, self.text, parsed=self.parsed, walked=self.walked)   # the ranking's
             self.walked = None

@@ -29,7 +29,8 @@ import numpy as np
 from formats.files import InputError, decode
 from parsing.schemes import Scheme
 from ranker.cache import REACHES
-from ranker.counts import Counts, learn_text, total as summed
+from ranker.counts import Counts, learn_text
+from ranker.counts import total as summed
 from ranker.habits import PRIORS, HabitCounts
 from ranker.rank import Style
 from unnatural import __version__

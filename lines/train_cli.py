@@ -39,8 +39,8 @@ def parser() -> cli.ArgumentParser:
 
 def score_dev(model: Path, folders: list[str], workers: int, baseline: bool):
     """(LineScores, tasks/s) of ranking the dev folders with the model (or its baseline)."""
-    from formats.codrep2018 import read_datasets
     from evaluation.codrep2018 import parse_predictions, score_line_predictions
+    from formats.codrep2018 import read_datasets
     buf = io.StringIO()
     t = time.time()
     rank_paths(folders, model, workers, baseline, out=buf, error=lambda message: cli.error(COMMAND, message))

@@ -98,7 +98,7 @@ TRIM_BYTES = 1 << 20
 
 @cache
 def _malloc_trim():
-    import ctypes   # here: only a large file or a folder's counts need it, not bin/rank's start-up
+    import ctypes  # here: only a large file or a folder's counts need it, not bin/rank's start-up
     try:
         return ctypes.CDLL(None).malloc_trim   # glibc
     except (OSError, AttributeError):

@@ -25,7 +25,7 @@ from parsing.schemes import Scheme
 from ._native import FileRanker, StyleCache, all_offsets, format_ranking
 from .habits import HabitCounts, habit_model
 from .repairs import joinable
-from .score import Scorer, ScoredStream, score_stream
+from .score import ScoredStream, Scorer, score_stream
 from .symbols import symbol_ids
 from .walk import Walked, covers, interned, style_ids, tables, walk_units
 
@@ -351,7 +351,7 @@ def _style_cache(ids: array, style: Style) -> StyleCache:
     symbol's score and the observed one's."""
     if style.folder is None:
         return StyleCache(ids)
-    from .cache import folder_cache   # numpy, for the folder's counts
+    from .cache import folder_cache  # numpy, for the folder's counts
     return folder_cache(ids, style.folder, style.exclude)
 
 

@@ -154,6 +154,7 @@ def stream_counts(streams, shared: bool = False):
     """ranker/counts.py's Counts of symbol streams (2n+1 symbols each): their wide and narrow keys counted (no
     gap texts: no habits, nothing learned beside the narrow keys); with `shared`, as a folder keeps them."""
     import numpy as np
+
     from ranker.cache import narrow_keys, wide_keys
     from ranker.counts import Counts, counted, total
     from ranker.habits import HabitCounts

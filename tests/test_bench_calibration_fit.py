@@ -4,10 +4,23 @@ import math
 from dataclasses import replace
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from bench.calibration_fit import (INJECTED, Family, Labelled, Rated, _logistic, belief_weights, fit, fit_habits,
-                                   fit_habits_beside, habit_break, isotonic, least_beside)
+from bench.calibration_fit import (
+    INJECTED,
+    Family,
+    Labelled,
+    Rated,
+    _logistic,
+    belief_weights,
+    fit,
+    fit_habits,
+    fit_habits_beside,
+    habit_break,
+    isotonic,
+    least_beside,
+)
 from check.calibration import FAR_FLOOR, POOLED, Calibration, CalibrationError, Evidence, HabitBelief
 
 

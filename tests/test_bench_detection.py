@@ -4,10 +4,9 @@ import json
 import re
 
 import pytest
+from conftest import TINY_JAVA
 
 from bench.detection import main
-
-from conftest import TINY_JAVA
 
 
 def devset(root, name, held_out=False):

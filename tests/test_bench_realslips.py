@@ -5,11 +5,12 @@ import subprocess
 import sys
 
 import pytest
+from test_evaluation_realslips import REFERENCE, tiny  # noqa: F401 (the fixture)
 
-from bench import check as check_bench, realslips
+from bench import check as check_bench
+from bench import realslips
 from evaluation.realslips import Counts, GapCounts, disagreements, score_set
 from formats.realslips import read_set
-from test_evaluation_realslips import REFERENCE, tiny  # noqa: F401 (the fixture)
 from unnatural import cli
 
 

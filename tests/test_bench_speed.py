@@ -7,12 +7,11 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from conftest import ROOT, TINY_JAVA
 
 from bench import floor, speed
 from bench.speed import Row, main, parse_size, targets
 from evaluation.tasks import TaskConfig, make_tasks
-
-from conftest import ROOT, TINY_JAVA
 
 
 @pytest.mark.parametrize("spec, chars", [("1K", 1024), ("4k", 4096), ("64K", 65536), ("300", 300), ("0.5K", 512),

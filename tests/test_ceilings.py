@@ -4,9 +4,10 @@ import shutil
 from array import array
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
-
 from conftest import ROOT, TINY_JAVA
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from lm.model import LanguageModel, ceilings_path
 from parsing.java import tokenize
 from parsing.schemes import get_scheme

@@ -4,7 +4,8 @@ whole, lines joined and blank lines."""
 import random
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evaluation.hand_slips import KINDS, inject
 from parsing.java import tokenize

@@ -1,10 +1,10 @@
 """bin/check's core: rules and messages of a repair, the calibration's confidence and least scores, and the
 engine on a real tiny model (findings that fix the file together, token-preserving, in original coordinates)."""
 import math
-from pathlib import Path
 
 import pytest
-from hypothesis import assume, given, settings, strategies as st
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from check.calibration import FAR_FLOOR, POOLED, Calibration, CalibrationError, Evidence, evidence_of
 from check.engine import CheckConfig, check_text
@@ -301,7 +301,6 @@ SLIP = "class A {\n    int f(int a) {\n        int x = a ;\n        return x;\n 
 def test_the_repositorys_habit_lowers_a_findings_confidence(tmp_path):
     """The real default model and the shipped calibration: `a ;` is less believed in a repository whose other
     files write a space before ';' after a name too than in one whose files write none."""
-    from ranker.rank import Style
     scorer, scheme = _default_checker()
     cal = Calibration.load()
     cfg = CheckConfig({POOLED: 0.0}, max_findings=1, evidence_floor=cal.evidence_floor)

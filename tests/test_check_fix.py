@@ -1,9 +1,9 @@
 """check/fix.py: repairs applied only when they keep the tokens, diffs that real `git apply` and `patch -p1`
 apply, and in-place writes that leave a file as it was when anything goes wrong (real read-only files and
 folders, a real full disk)."""
-import json
 import contextlib
 import dataclasses
+import json
 import os
 import shutil
 import stat
@@ -11,12 +11,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import TINY_JAVA, git_repo, unprivileged
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from check.findings import Finding
 from check.fix import apply, rebuild, repairs_to_apply, unified_diff, write_fixed
-from conftest import TINY_JAVA, git_repo, unprivileged
 from parsing.java import tokenize
 
 

@@ -15,7 +15,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, TINY_JAVA, run_rank
 
 from unnatural.cluster import ClusterError, batch_size, parse_address
@@ -102,9 +101,10 @@ def test_shards_are_consecutive_and_balanced_by_bytes():
 def test_style_counts_pickle_into_another_process(tmp_path):
     """A folder's style counts go to cluster workers pickled: their keys are hashes of the symbols' texts,
     the same in every process, whatever integer ids each has interned."""
+    from conftest import stream_counts
+
     from parsing.java import tokenize
     from parsing.schemes import get_scheme
-    from conftest import stream_counts
     from ranker.cache import REACHES
     from ranker.symbols import symbol_ids
     scheme = get_scheme("kind-units")
@@ -204,6 +204,7 @@ def cluster():
 
     import cloudpickle
     import distributed
+
     from unnatural.cluster import ALLOWED_FAILURES
     cloudpickle.register_pickle_by_value(sys.modules[__name__])   # the workers need not import this test
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
@@ -263,7 +264,6 @@ def test_a_shard_that_fails_twice_stops_the_build_unless_allowed(tmp_path, clust
     whose hashing was queued on both dying workers fails twice too (its files are then missing, duplicates
     included, as their contents were never read): the build may stop at that shard, and no file may be lost
     unlisted."""
-    from lm.cli import main as build_lm
     address, client = cluster
     sources = make_corpus(tmp_path)
     marker = tmp_path / "deaths"
@@ -289,6 +289,7 @@ def test_a_shard_that_fails_twice_stops_the_build_unless_allowed(tmp_path, clust
 def run_build_lm(argv):
     import io
     from contextlib import redirect_stderr, redirect_stdout
+
     from lm.cli import main as build_lm
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):

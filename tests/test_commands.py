@@ -6,7 +6,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import ROOT
 
 COMMANDS = sorted(p.name for p in (ROOT / "bin").iterdir() if not p.name.startswith("_") and p.name != "setup-debian")
@@ -30,6 +29,7 @@ def test_help_is_as_wide_as_argparse_makes_it(columns, monkeypatch):
     """unnatural.cli hands argparse's formatter the terminal's width (argparse would import shutil for it): the
     same help, wrapped at the same width, with $COLUMNS set, unset (no terminal in tests: 80) or not a number."""
     import argparse
+
     from unnatural import cli
     monkeypatch.setenv("COLUMNS", columns)
     ours = cli.parser("x", "A command.")

@@ -7,7 +7,6 @@ import re
 import subprocess
 
 import pytest
-
 from conftest import ROOT
 
 DOCS = ROOT / "docs"

@@ -3,8 +3,16 @@ import shutil
 
 import pytest
 
-from evaluation.checkstyle import (SHIPPED, Checkstyle, CheckstyleError, Violation, config_path,
-                                   new_violations, original_lines, properties)
+from evaluation.checkstyle import (
+    SHIPPED,
+    Checkstyle,
+    CheckstyleError,
+    Violation,
+    config_path,
+    new_violations,
+    original_lines,
+    properties,
+)
 from parsing.style import SPACES, TAB
 
 needs_checkstyle = pytest.mark.skipif(shutil.which("checkstyle") is None, reason="checkstyle not installed (make setup)")

@@ -34,6 +34,7 @@ def test_signature_line():
 def test_the_version_is_written_once():
     """pyproject.toml takes the version from unnatural/__init__.py; the installed metadata agrees."""
     import importlib.metadata
+
     import unnatural
     tomllib = pytest.importorskip("tomllib")
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())

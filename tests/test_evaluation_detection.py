@@ -3,13 +3,22 @@ import json
 import math
 
 import pytest
+from conftest import run_evaluate
 
-from evaluation.detection import (ALL, CleanFile, Finding, TaskFile, auc, by_project, detection_scores,
-                                  parse_findings, read_sets, sweep)
+from evaluation.detection import (
+    ALL,
+    CleanFile,
+    Finding,
+    TaskFile,
+    auc,
+    by_project,
+    detection_scores,
+    parse_findings,
+    read_sets,
+    sweep,
+)
 from formats.codrep2019 import InjectedEdit, MadeTask, write_task_folder
 from formats.files import InputError
-
-from conftest import run_evaluate
 
 
 @pytest.mark.parametrize("pos, neg, expected", [

@@ -1,12 +1,11 @@
 import json
 
 import pytest
+from conftest import TINY_JAVA
 
 from evaluation.edits import find_edit
 from evaluation.errors import group_failures, outcomes, repair_exactness
 from evaluation.tasks import TaskConfig, make_tasks
-
-from conftest import TINY_JAVA
 
 
 @pytest.mark.parametrize("task, base, kind, char", [

@@ -7,11 +7,24 @@ import sys
 from dataclasses import replace
 
 import pytest
-from hypothesis import given, strategies as st
-
 from conftest import ROOT
-from evaluation.realslips import (Counts, GapCounts, Outputs, disagreements, figures, labels, levenshtein,
-                                  read_outputs, reference_figures, score_project, score_set, total)
+from hypothesis import given
+from hypothesis import strategies as st
+
+from evaluation.realslips import (
+    Counts,
+    GapCounts,
+    Outputs,
+    disagreements,
+    figures,
+    labels,
+    levenshtein,
+    read_outputs,
+    reference_figures,
+    score_project,
+    score_set,
+    total,
+)
 from formats.realslips import changed_gaps, gap_record, read_set
 
 REFERENCE = ROOT.parent / "shared" / "data" / "realslips" / "realslips.py"

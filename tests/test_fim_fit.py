@@ -6,11 +6,11 @@ from contextlib import redirect_stderr, redirect_stdout
 
 import numpy as np
 import pytest
-
 from conftest import ROOT
+from test_fim_predict import JAVA_FILE, build_model, write_tasks
+
 from fim import fit
 from fim.ngram import FEATURES
-from test_fim_predict import JAVA_FILE, build_model, write_tasks
 
 COLUMN = {f: 1 + i for i, f in enumerate(FEATURES)}
 

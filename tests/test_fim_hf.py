@@ -5,8 +5,8 @@ import json
 import os
 
 import pytest
-
 from conftest import run_fim
+
 from fim.records import first_code_line
 
 FIM = ["<fim_prefix>", "<fim_suffix>", "<fim_middle>"]
@@ -30,7 +30,7 @@ def build_tiny_model(folder, fim_tokens=True):
     """A character-level tokenizer (with the FIM tokens as special tokens) and a 1-layer GPT-2 of width 8."""
     transformers = pytest.importorskip("transformers", reason="transformers is not installed (pip install -e '.[fim]')")
     pytest.importorskip("torch", reason="torch is not installed (pip install -e '.[fim]')")
-    from tokenizers import Tokenizer, models, pre_tokenizers, decoders
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
 
     specials = [EOT] + (FIM if fim_tokens else [])
     chars = [chr(c) for c in range(32, 127)] + ["\n", "\t"]

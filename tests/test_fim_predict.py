@@ -6,10 +6,11 @@ import json
 from contextlib import redirect_stdout
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from conftest import run_fim
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evaluation import cli as evaluate_cli
-from conftest import run_fim
 from fim.layout import feed, new_layout, pieces
 from fim.tasks import line_spans, task_at
 from parsing.schemes import get_scheme

@@ -1,16 +1,12 @@
 """formats/codrep2019.py: answers, near-duplicate voting, the task folder writer."""
-import json
-import random
 
 import pytest
+from conftest import TINY_JAVA, make_folder
 
+from evaluation.tasks import TaskConfig, make_tasks
 from formats import codrep2019 as c19
 from formats.codrep2019 import InjectedEdit, MadeTask, TaskFolderError, majority_text
-from evaluation.tasks import TaskConfig, make_tasks
 from formats.files import InputError
-from parsing.java import tokenize
-
-from conftest import TINY_JAVA, make_folder
 
 
 def _made(n: int, kind: str = "insert tab") -> MadeTask:

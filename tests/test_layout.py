@@ -6,7 +6,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import ROOT
 
 LAYERS = [("unnatural",), ("parsing",), ("formats",), ("lm",), ("ranker", "lines", "automata", "fim"), ("check",), ("evaluation",),

@@ -3,6 +3,7 @@ import json
 from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
+from conftest import TINY_JAVA
 
 from formats.sources import RawFile, iter_raw
 from lm.cli import main as build_lm
@@ -10,8 +11,6 @@ from lm.corpus import write_corpus
 from lm.model import LanguageModel, log10_to_bits
 from parsing.java import tokenize
 from parsing.schemes import get_scheme
-
-from conftest import TINY_JAVA
 
 
 def test_corpus_dedups_and_skips_undecodable(tmp_path):
@@ -147,6 +146,7 @@ def test_listed_files_are_read_by_the_workers_into_the_same_corpus(tmp_path, wor
     members too, and the corpus and its counts are those of the files read first (iter_raw), copies across
     processes included."""
     import zipfile
+
     from formats.sources import iter_entries
     from lm import corpus as corpus_module
     d = tmp_path / "src"

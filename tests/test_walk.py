@@ -3,16 +3,16 @@ stands for: tokenize, the scheme walk, the next newline gaps, joinable gaps and 
 import random
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from conftest import data_path
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from parsing.java import tokenize
 from parsing.schemes import SCHEMES
+from parsing.units import covers, interned
 from ranker.rank import after_line_comment, joinable_gaps, rank_text
 from ranker.score import next_newline_gaps
-from parsing.units import covers, interned
 from ranker.walk import walk_units
-
-from conftest import data_path
 
 SCHEME = SCHEMES["kind-units"]
 
