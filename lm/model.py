@@ -14,6 +14,10 @@ import re
 import sys
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:   # for the annotations only: the ranker scores through `mixture` and never loads the module
+    import kenlm
 
 # The highest n-gram order: lmplz, build_binary, the kenlm module and lm/native.cpp are compiled for it (the
 # Makefile reads this line).

@@ -7,6 +7,10 @@ import importlib.util
 import sys
 from collections.abc import Callable
 from functools import cache, cached_property
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:   # for the annotations only (see Grammar.language)
+    import tree_sitter
 
 
 def grammar_language(package: str) -> Callable[[], object]:

@@ -173,7 +173,7 @@ class Other {
 
 @pytest.mark.slow
 @pytest.mark.parametrize("line, middle", [(3, "import java.util.Map;"), (0, "package app;")])
-def test_missing_import_and_package_lines_are_predicted(tmp_path, text_model, line, middle):
+def test_missing_import_and_package_lines_are_predicted(tmp_path, text_model, line, middle):   # noqa: F811 (the imported fixture)
     """The file uses Map without importing it, and another file of the project imports it; the file has no
     package line, and the other file is in package app and is used by it, unimported."""
     records = []
