@@ -36,7 +36,8 @@ def vote_features(members: Sequence[DFA], words: Sequence[Word]) -> np.ndarray:
         fell += off
         depth += np.where(off, at / np.maximum(lengths, 1), 0.0)
     log_length = np.log1p(lengths)
-    return np.column_stack([np.ones(n), accept / count, fell / count, np.where(fell > 0, depth / np.maximum(fell, 1), 1.0),
+    return np.column_stack([np.ones(n), accept / count, fell / count,
+                            np.where(fell > 0, depth / np.maximum(fell, 1), 1.0),
                             log_length, accept / count * log_length])
 
 

@@ -252,7 +252,8 @@ def evaluate(repo: Repo, sensitivity: str, workers: int, learn: str | None = Non
 
 
 def table(rows: list[Outcome]) -> list[str]:
-    out = ["| set | held out | sensitivity | findings | precision | recall | false / KLOC | fix restores | clean unchanged |",
+    out = ["| set | held out | sensitivity | findings | precision | recall | false / KLOC | fix restores | clean "
+           "unchanged |",
            "|---|---|---|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         out.append(f"| {r.name} | {'yes' if r.held_out else ''} | {r.sensitivity} | {r.findings} | {r.precision:.3f} | "

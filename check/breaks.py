@@ -44,7 +44,8 @@ from ranker.habits import VARIABLES, HabitCounts, habit_values, habits
 from ranker.repairs import retab
 
 HABITS = ("trailing", "blank-line", "mixed-indent", "indent-char", "spacing", "line-break", "join", "brace",
-          "blank-line-missing", "blank-line-missing-after-block", "blank-line-extra", "blank-lines-doubled", "continuation", "continuation-first",
+          "blank-line-missing", "blank-line-missing-after-block", "blank-line-extra", "blank-lines-doubled",
+          "continuation", "continuation-first",
           "continuation-sibling",
           "indentation")
 # The habits whose repairs indent a line as the structure says (a sibling's, a bracket's step, a block's): a

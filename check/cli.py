@@ -235,7 +235,8 @@ def main_run(args) -> int:
                                      "(a syntax error?): the file's findings may be wrong")
             if len(checked.findings) >= args.max_findings and not args.quiet:
                 cli.warning(COMMAND, f"{checked.path}: {args.max_findings} findings, the most a file gets "
-                                     "(--max-findings): its whitespace may follow no one style; the rest are not reported")
+                                     "(--max-findings): its whitespace may follow no one style; the rest are not "
+                                     "reported")
             if checked.error and report is None:   # a reporter writes the warning line (and its format's note)
                 cli.warning(COMMAND, checked.error)
             elif checked.findings and (args.diff or args.fix):

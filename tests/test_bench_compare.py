@@ -139,7 +139,8 @@ def test_shim_reports_usage_error():
 
 
 def test_reports_round_trip_through_csv(tmp_path):
-    rows = [compare.Row(scheme, order, round(0.9 + order / 100, 6), 0.8, round(2.5 - order / 10, 6), 1.5, 900.0, 10.0, 5.0, 0.01,
+    rows = [compare.Row(scheme, order, round(0.9 + order / 100, 6), 0.8, round(2.5 - order / 10, 6), 1.5, 900.0, 10.0,
+                        5.0, 0.01,
                         40.0, f"m-{scheme}-{order}.bin", order == 3)
             for scheme in ("kind", "text") for order in (3, 4)]
     sig = "compare-orders|train:D1(2files,9tokens)|eval:v(4tasks)|orders:3-4|schemes:kind,text|workers:1"

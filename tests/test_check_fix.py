@@ -452,7 +452,8 @@ def test_bin_check_learns_the_repository_with_each_method(tmp_path, tiny_model, 
     repo = tmp_path / "repo"
     repo.mkdir()
     for i in range(6):
-        (repo / f"R{i}.java").write_text(f"class R{i} {{\n\tint f{i}(int a) {{\n\t\tint x = a + {i};\n\t\treturn x;\n\t}}\n}}\n")
+        (repo / f"R{i}.java").write_text(f"class R{i} {{\n\tint f{i}(int a) {{\n\t\tint x = a + {i};\n\t\treturn "
+                                         f"x;\n\t}}\n}}\n")
     broken = (repo / "R0.java").read_text().replace("x = a", "x  = a")
     (repo / "R0.java").write_text(broken)
 

@@ -38,7 +38,8 @@ def _lines(text: str) -> dict[str, tuple[str, int]]:
      "case 1:", "label", 0),
     ("class A {\n    void f() {\n        switch (x) {\n        case 1:\n            a();\n        }\n    }\n}\n",
      "a();", "after-label", 4),
-    ("class A {\n    void f() {\n        g(x -> {\n                a();\n        });\n    }\n}\n", "a();", "statement", 8),
+    ("class A {\n    void f() {\n        g(x -> {\n                a();\n        });\n    }\n}\n", "a();",
+     "statement", 8),
     ("class A {\n    @Deprecated\n    void f() {\n        a();\n    }\n}\n", "a();", "statement", 4),
     ("class A {\n    void f() {\n        for (a();\n                b(); ) {\n            c();\n        }\n    }\n}\n",
      "c();", "statement", 4),                                                        # a head's clause on its own line

@@ -15,7 +15,8 @@ from evaluation.checkstyle import (
 )
 from parsing.style import SPACES, TAB
 
-needs_checkstyle = pytest.mark.skipif(shutil.which("checkstyle") is None, reason="checkstyle not installed (make setup)")
+needs_checkstyle = pytest.mark.skipif(shutil.which("checkstyle") is None,
+                                      reason="checkstyle not installed (make setup)")
 
 
 @pytest.mark.parametrize("line, edited_line, added, expected", [

@@ -35,7 +35,8 @@ CHANGES = [
      "class A {\n    int x = 1;\n    int y = 2;\n}\n", "class A {\n    int x = 1;\n    int y = 2;\n}\n"),  # exact
     ("alpha", "b2.java", "class B {\n    void f() {   \n    }\n}\n",
      "class B {\n    void f() {\n    }\n}\n", "class B {\n    void f() {   \n    }\n    int z;\n}\n"),  # broken
-    ("alpha", "b3.java", "class E {\n    int q; }\n", "class E {\n    int q;\n}\n", "class E {\n    int q; }\n"),  # same
+    ("alpha", "b3.java", "class E {\n    int q; }\n", "class E {\n    int q;\n}\n",
+     "class E {\n    int q; }\n"),  # same
     ("beta", "b1.java", "class C {\n\tint a;\n\n\n\n\tint b; \n}\n", "class C {\n\tint a;\n\n\tint b;\n}\n",
      "class C {\n\tint a;\n\n\tint b; \n}\n"),                                                            # closer
     ("beta", "b2.java", "class D {\n    int a;\n\tint b;\n}\n", "class D {\n\tint a;\n\tint b;\n}\n",

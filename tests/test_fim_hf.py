@@ -76,7 +76,8 @@ def test_tiny_fim_model_end_to_end(tmp_path, tasks_file, monkeypatch):
     ids = predictor.prompt_ids(task)
     vocab = predictor.tokenizer.get_vocab()
     assert ids[0] == vocab["<fim_prefix>"] and ids[-1] == vocab["<fim_middle>"]
-    assert predictor.tokenizer.decode(ids) == "<fim_prefix>" + task.prefix + "<fim_suffix>" + task.suffix + "<fim_middle>"
+    assert (predictor.tokenizer.decode(ids)
+            == "<fim_prefix>" + task.prefix + "<fim_suffix>" + task.suffix + "<fim_middle>")
     raw = predictor.generate(task)
     assert predictor.generate(task) == raw          # greedy: the same every time
     assert any(token in raw for token in FIM)     # the random model emits FIM tokens: the fills must not

@@ -33,7 +33,8 @@ PY_CORPUS = {
     "a.py": "def f(x):\n    if x:\n        return x + 1\n    return 0\n",
     "b.py": "import os\n\n\ndef g(path):\n    if os.path.exists(path):\n        return path\n    return None\n",
 }
-PY_FILE = "def h(y):\n    if y:\n        return y + 1\n    return 0\n\n\ndef k(y):\n    if y:\n        return y + 1\n    return 0\n"
+PY_FILE = ("def h(y):\n    if y:\n        return y + 1\n    return 0\n\n\n"
+           "def k(y):\n    if y:\n        return y + 1\n    return 0\n")
 
 
 def build_model(out, corpus, scheme):

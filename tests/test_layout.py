@@ -8,7 +8,8 @@ import sys
 import pytest
 from conftest import ROOT
 
-LAYERS = [("unnatural",), ("parsing",), ("formats",), ("lm",), ("ranker", "lines", "automata", "fim"), ("check",), ("evaluation",),
+LAYERS = [("unnatural",), ("parsing",), ("formats",), ("lm",), ("ranker", "lines", "automata", "fim"), ("check",),
+          ("evaluation",),
           ("bench",)]
 LAYER = {package: level for level, packages in enumerate(LAYERS) for package in packages}
 

@@ -106,7 +106,8 @@ def test_fold_models_never_see_their_fold(tmp_path, tiny_corpus, lmplz_available
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("names, order", [(["A.java"], 3), (sorted(TINY_JAVA), 4)])   # one file needs fallback discounts
+@pytest.mark.parametrize("names, order",
+                         [(["A.java"], 3), (sorted(TINY_JAVA), 4)])   # one file needs fallback discounts
 def test_lmplz_fed_through_a_pipe_makes_the_model_of_the_corpus_file(tmp_path, names, order, lmplz_available):
     """build() streams the corpus into lmplz while tokenizing; estimate() runs lmplz on a written corpus
     file (and retries with --discount_fallback): the same model, the same recorded arguments."""

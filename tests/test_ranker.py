@@ -251,7 +251,8 @@ def test_rank_cli_bad_inputs_continue(tmp_path, tiny_model):
     code, out, err = run_rank(["--model", str(tiny_model), "--workers", "2", str(tmp_path), str(tmp_path / "nope")])
     assert code == 1   # inputs skipped, each named: the others are ranked
     lines = out.splitlines()
-    assert [l.split()[0] for l in lines] == sorted(str(p) for p in [good, tmp_path / "empty.java", tmp_path / "bom.java"])
+    assert [l.split()[0] for l in lines] == sorted(str(p) for p in [good, tmp_path / "empty.java",
+                                                                    tmp_path / "bom.java"])
     assert lines[[l.split()[0] for l in lines].index(str(tmp_path / "empty.java"))] == str(tmp_path / "empty.java")
     assert "latin1.java: not UTF-8" in err and "junk.java: binary file" in err and "nope: no such file" in err
     assert "bom.java: starts with a UTF-8 BOM" in err

@@ -169,4 +169,5 @@ def test_kept_leaves_of_another_text_are_not_used(other):
     assert _columns(walk_units(other, parsed=kept)) == _columns(walk_units(other))
     for broken in (kept[:-1], kept[:-3], kept[:-6], kept[:3], b"", b"\xff" * 40):   # cut or garbage: parsed again
         assert _columns(walk_units(other, parsed=broken)) == _columns(walk_units(other))
-        assert _columns(walk_units("class A { int x; }\n", parsed=broken)) == _columns(walk_units("class A { int x; }\n"))
+        assert (_columns(walk_units("class A { int x; }\n", parsed=broken))
+                == _columns(walk_units("class A { int x; }\n")))
