@@ -10,9 +10,9 @@ KENLM_SDIST := .tools/kenlm-$(KENLM_VERSION).tar.gz
 LMPLZ := .tools/kenlm/bin/lmplz
 SHARED ?= ../shared
 
-.PHONY: models setup wheel test quick demo bench formats-bench compare-orders stamina-bench fim-bench data lossless devsets corpus detection-bench check-bench hostile help
+.PHONY: models setup wheel lint test quick demo bench formats-bench compare-orders stamina-bench fim-bench data lossless devsets corpus detection-bench check-bench hostile help
 help:
-	@echo "make setup | wheel | test | quick | demo | bench | formats-bench | compare-orders | stamina-bench | fim-bench | data | lossless | devsets | corpus | detection-bench | check-bench | hostile"
+	@echo "make setup | wheel | lint | test | quick | demo | bench | formats-bench | compare-orders | stamina-bench | fim-bench | data | lossless | devsets | corpus | detection-bench | check-bench | hostile"
 
 EXT := $(shell python3 -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
 NATIVE := lm/_native$(EXT) ranker/_native$(EXT) parsing/_native$(EXT) automata/_native$(EXT)
@@ -109,7 +109,12 @@ wheel:
 data:
 	@if [ -x $(SHARED)/data/unpack ]; then $(SHARED)/data/unpack .data; else echo "no $(SHARED)/data: data tests will be skipped"; fi
 
+# The project lints itself (pyproject.toml's [tool.ruff]): the first step of `make test`, so that a lint error fails it.
+lint: .venv/.installed
+	$(PY) -m ruff check .
+
 test: setup data models
+	$(PY) -m ruff check .
 	@test -e $(DEFAULT_MODEL).ceilings || bin/build-lm --order 6 corpora/   # the tests of what users run use it
 	$(PY) -m pytest -q
 

@@ -44,7 +44,8 @@ def balanced_classification_rate(predicted: Sequence[bool], actual: Sequence[boo
     fp = sum(1 for p, a in zip(predicted, actual) if p and not a)
     sensitivity = _ratio(tp, tp + fn)
     specificity = _ratio(tn, tn + fp)
-    return Bcr(tp, fn, tn, fp, sensitivity, specificity, _ratio(2 * sensitivity * specificity, sensitivity + specificity))
+    return Bcr(tp, fn, tn, fp, sensitivity, specificity,
+               _ratio(2 * sensitivity * specificity, sensitivity + specificity))
 
 
 def bcr(truth: Sequence[bool], predicted: Sequence[bool]) -> float:

@@ -15,9 +15,9 @@ import multiprocessing as mp
 import time
 from pathlib import Path
 
+from .bcr import bcr
 from .grid import Cell, cell_of_problem
 from .samples import Sample, Word, read_sample, split_distinct
-from .bcr import bcr
 
 REPO = Path(__file__).resolve().parent.parent
 CACHE = REPO / ".bench" / "stamina"

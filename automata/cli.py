@@ -107,7 +107,8 @@ def cmd_grid(args) -> int:
         cli.warning(COMMAND, f"grid: {e}; skipped")
     for s in scores:
         print(f"problem {s.problem:>3}: alphabet {s.cell.alphabet:>2}, sparsity {s.cell.sparsity:>5g}% "
-              f"BCR {s.bcr:.3f} {'solved' if s.bcr >= SOLVED_BCR else '      '} {s.states:>4} states {s.seconds:5.1f} s")
+              f"BCR {s.bcr:.3f} {'solved' if s.bcr >= SOLVED_BCR else '      '} {s.states:>4} states "
+              f"{s.seconds:5.1f} s")
     print(grid_report(scores, f"BCR per cell ({args.algo}) for {args.dir}"))
     return cli.EXIT_FINDINGS if errors else cli.EXIT_OK
 

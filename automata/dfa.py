@@ -12,17 +12,16 @@ import dataclasses
 import shutil
 import subprocess
 from collections import deque
-from pathlib import Path
 from typing import Iterable, Sequence
 
 import numpy as np
 
 from unnatural import cli
 
+from .samples import MAX_ALPHABET, FormatError, Word, read_text_file
+
 # the largest machine read from a file (its table has states x symbols cells): learned ones have thousands
 MAX_CELLS = 50_000_000
-
-from .samples import MAX_ALPHABET, FormatError, Word, read_text_file
 
 
 @dataclasses.dataclass(frozen=True, eq=False)

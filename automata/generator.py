@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from .dfa import DFA
-from .grid import ALPHABETS, SPARSITIES, PER_CELL, Cell
+from .grid import ALPHABETS, PER_CELL, SPARSITIES, Cell
 from .samples import Sample, Word, format_abbadingo, format_stamina
 
 FORWARD_BURN = 0.31

@@ -19,7 +19,8 @@ class Cell:
 
 
 def cell_of_problem(number: int) -> Cell:
-    """Competition numbering: problems 1-5 are alphabet 2 / 100%, 6-10 alphabet 2 / 50%, ..., 96-100 alphabet 50 / 12.5%."""
+    """Competition numbering: problems 1-5 are alphabet 2 / 100%, 6-10 alphabet 2 / 50%, ..., 96-100
+    alphabet 50 / 12.5%."""
     if not 1 <= number <= len(ALPHABETS) * len(SPARSITIES) * PER_CELL:
         raise ValueError(f"StaMinA problems are numbered 1..100, not {number}")
     c = (number - 1) // PER_CELL

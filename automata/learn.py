@@ -8,11 +8,11 @@ import time
 import numpy as np
 
 from .apta import APTA
+from .bcr import bcr
 from .dfa import DFA
 from .merging import MergeResult, TimeUp, edsm, rpni
 from .samples import Sample
 from .sat import dfasat
-from .bcr import bcr
 from .vote import FEATURES, Vote, fit_combiner, majority, vote_features
 
 ALGORITHMS = ("rpni", "edsm", "sat", "auto")

@@ -8,11 +8,11 @@ from typing import Iterable
 
 from tqdm import tqdm
 
+from .bcr import SOLVED_BCR, bcr
 from .bench import BenchRow, aalpy_edsm, load_split
 from .grid import Cell, cell_of_problem, format_grid
 from .learn import learn
 from .samples import ContradictionError, FormatError, read_sample, read_training, split_distinct
-from .bcr import SOLVED_BCR, bcr
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,7 +73,8 @@ def grid_report(scores: list[ProblemScore], title: str) -> str:
     slowest = max(scores, key=lambda s: s.seconds)
     lines = [format_grid(cells, title),
              f"mean BCR {mean:.3f} over {len(scores)} problems ({scores[0].protocol}); "
-             f"solved {sum(s.bcr >= SOLVED_BCR for s in scores)}; slowest problem {slowest.problem}: {slowest.seconds:.1f} s"]
+             f"solved {sum(s.bcr >= SOLVED_BCR for s in scores)}; slowest problem {slowest.problem}: "
+             f"{slowest.seconds:.1f} s"]
     return "\n".join(lines)
 
 
@@ -112,7 +113,8 @@ def bench_report(ours: list[ProblemScore], theirs: list[BenchRow], aalpy_timeout
               format_grid(cells_t, f"AALpy EDSM: BCR per cell (timeout {aalpy_timeout:g} s counts as 0)"), "",
               f"mean BCR: ours {mo:.3f}, AALpy EDSM {mt:.3f} "
               f"({sum(t.bcr is None for t in theirs)} AALpy timeouts); ours higher in {wins}/{len(ours)} problems",
-              f"on the {len(done)} problems AALpy finished: ours {sum(o.bcr for o, _ in done) / max(len(done), 1):.3f}, "
+              f"on the {len(done)} problems AALpy finished: ours "
+              f"{sum(o.bcr for o, _ in done) / max(len(done), 1):.3f}, "
               f"AALpy {sum(t.bcr for _, t in done) / max(len(done), 1):.3f}",
               f"slowest of ours: {max(o.seconds for o in ours):.1f} s"]
     return "\n".join(lines)

@@ -75,7 +75,8 @@ class Sample:
         return Sample(self.alphabet, tuple(w for w, _ in pairs), tuple(lab for _, lab in pairs))
 
 
-def split_distinct(sample: Sample, seed: int = 0, train_fraction: float = 0.8) -> tuple[Sample, list[tuple[Word, bool]]]:
+def split_distinct(sample: Sample, seed: int = 0,
+                   train_fraction: float = 0.8) -> tuple[Sample, list[tuple[Word, bool]]]:
     """Split the distinct labelled strings: the training side keeps multiplicities, the held-out side is distinct.
 
     The distinct pairs are put in canonical order and shuffled with numpy's default_rng(seed), so the split is

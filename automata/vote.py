@@ -8,7 +8,6 @@ how many members accept it, how many fall off a missing transition and how far i
 """
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Sequence
 
 import numpy as np
@@ -17,7 +16,6 @@ from unnatural import cli
 
 from .dfa import DFA
 from .samples import FormatError, Word, read_text_file
-
 
 # What a combiner weighs of a word (vote_features): 1, the share of the members that accept it, the share that
 # fall off a missing transition, the mean share of its symbols those read before falling off (1 when none does),
@@ -38,7 +36,8 @@ def vote_features(members: Sequence[DFA], words: Sequence[Word]) -> np.ndarray:
         fell += off
         depth += np.where(off, at / np.maximum(lengths, 1), 0.0)
     log_length = np.log1p(lengths)
-    return np.column_stack([np.ones(n), accept / count, fell / count, np.where(fell > 0, depth / np.maximum(fell, 1), 1.0),
+    return np.column_stack([np.ones(n), accept / count, fell / count,
+                            np.where(fell > 0, depth / np.maximum(fell, 1), 1.0),
                             log_length, accept / count * log_length])
 
 

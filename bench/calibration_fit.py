@@ -16,8 +16,15 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from check.calibration import POOLED, SENSITIVITIES, Calibration, CalibrationError, Evidence, HabitBelief, \
-    habit_features
+from check.calibration import (
+    POOLED,
+    SENSITIVITIES,
+    Calibration,
+    CalibrationError,
+    Evidence,
+    HabitBelief,
+    habit_features,
+)
 
 # false findings per 1000 lines of clean code each sensitivity allows (the target: at most 0.2 by default)
 BUDGETS = {"low": 0.05, "medium": 0.2, "high": 1.0}
@@ -130,7 +137,7 @@ def belief_weights(findings: list[Labelled], l2: float = L2, primary: list[bool]
     0.847 of the injected errors, 0.861 fitted so); a rule with too few primary findings for terms of its
     own but enough of all (`final-newline`, `trailing-space`: real slips) gets them from all its findings,
     the rest held fixed."""
-    import numpy as np   # only when fitting
+    import numpy as np  # only when fitting
     primary = primary if primary is not None else [True] * len(findings)
     first = _own_rules([f for f, p in zip(findings, primary) if p])
     later = [r for r in _own_rules(findings) if r not in first]
@@ -315,7 +322,7 @@ def fit_habits_beside(breaks: list[Labelled], families: dict[str, Family], first
 def _habit_weights(breaks: list[Labelled]) -> HabitBelief:
     """A habit belief with the weights of a logistic fit of right-or-not on `breaks`' habit features (no
     curve, no cut-offs)."""
-    import numpy as np   # only when fitting
+    import numpy as np  # only when fitting
     rows = [habit_features(b.evidence) for b in breaks]
     names = sorted({k for r in rows for k in r})
     X = np.array([[r.get(n, 0.0) for n in names] for r in rows], float)

@@ -32,14 +32,24 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bench import commits, hand_slips, realslips
-from bench.calibration_fit import (ALL_BREAKS, BUDGETS, FILE_BUDGETS, INJECTED, SLIP_BUDGETS, SLIP_FILE_BUDGETS,
-                                   Family, Labelled, fit, habit_break)
-from ranker.cli import DEFAULT_MODEL
+from bench.calibration_fit import (
+    ALL_BREAKS,
+    BUDGETS,
+    FILE_BUDGETS,
+    INJECTED,
+    SLIP_BUDGETS,
+    SLIP_FILE_BUDGETS,
+    Family,
+    Labelled,
+    fit,
+    habit_break,
+)
 from check.calibration import CALIBRATION, SENSITIVITIES, Calibration
-from evaluation.realslips import labels as realslips_labels
 from check.config import DEFAULT_LEARN, LEARN_METHODS, learn_method
+from evaluation.realslips import labels as realslips_labels
 from formats.codrep2019 import DEVSET_FILE, original_texts, read_devset, read_jsonl
 from formats.files import read_source
+from ranker.cli import DEFAULT_MODEL
 from unnatural import ROOT, cli
 from unnatural.signature import signature
 
@@ -242,7 +252,8 @@ def evaluate(repo: Repo, sensitivity: str, workers: int, learn: str | None = Non
 
 
 def table(rows: list[Outcome]) -> list[str]:
-    out = ["| set | held out | sensitivity | findings | precision | recall | false / KLOC | fix restores | clean unchanged |",
+    out = ["| set | held out | sensitivity | findings | precision | recall | false / KLOC | fix restores | clean "
+           "unchanged |",
            "|---|---|---|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         out.append(f"| {r.name} | {'yes' if r.held_out else ''} | {r.sensitivity} | {r.findings} | {r.precision:.3f} | "

@@ -205,7 +205,8 @@ def tables(results: dict[str, Score]) -> list[str]:
            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for name, r in results.items():
         a, s = r.all, summary(r.all)
-        out.append(f"| {name} | {a.cases} | {a.slips} | {a.found} ({s['found_rate']:.3f}) | {a.cases_found} | {a.false} "
+        out.append(f"| {name} | {a.cases} | {a.slips} | {a.found} ({s['found_rate']:.3f}) | {a.cases_found} | "
+                   f"{a.false} "
                    f"| {s['false_per_1000_added']:.3f} | {s['findings_per_case']:.3f} | {_share(a.fix_exact, a.slips)} "
                    f"| {_share(a.fix_other, a.slips)} | {statistics.median(r.seconds) if r.seconds else 0:.2f} |")
     out += ["", "| project | sensitivity | cases | slips | found | cases with a find | false / 1000 added lines "
@@ -213,7 +214,8 @@ def tables(results: dict[str, Score]) -> list[str]:
     for name, r in results.items():
         for p, c in r.projects.items():
             out.append(f"| {p} | {name} | {c.cases} | {c.slips} | {c.found} ({_share(c.found, c.slips)}) "
-                       f"| {c.cases_found} | {summary(c)['false_per_1000_added']:.3f} | {_share(c.fix_exact, c.slips)} |")
+                       f"| {c.cases_found} | {summary(c)['false_per_1000_added']:.3f} | {_share(c.fix_exact, c.slips)} "
+                       "|")
     kinds = sorted({k for r in results.values() for k in r.all.kinds})
     out += ["", "| kind of slip (the later fix) | slips | " + " | ".join(f"found, {n}" for n in results) + " |",
             "|---|---:|" + "---:|" * len(results)]

@@ -26,12 +26,12 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from evaluation.codrep2019 import parse_predictions, score_rankings
 from formats.codrep2019 import ANSWERS_FILE, read_answers
 from formats.files import InputError
 from formats.sources import SourceError, iter_entries, shape_of
-from evaluation.codrep2019 import parse_predictions, score_rankings
-from lm.corpus import write_corpus
 from lm.build import binary_model, put_ceilings
+from lm.corpus import write_corpus
 from lm.kenlm_tools import KenlmError, lmplz
 from lm.model import LOG2_10, MAX_ORDER, LanguageModel, read_signature, signature_path
 from parsing.schemes import SCHEMES, UnknownScheme, get_scheme
@@ -370,7 +370,8 @@ def signature_line(metas: list[dict], ev: EvalSet, orders: list[int], schemes: l
     return signature(PROG, [("train", f"{names}({meta['files']}files,{meta['tokens']}tokens)"),
                             ("eval", f"{ev.folder.name}({evaluated}tasks)"), ("orders", order_spec),
                             ("schemes", ",".join(schemes)), ("workers", workers), ("cores", os.cpu_count()),
-                            ("ranker", ranker), *((tool, ver[tool]) for tool in ("kenlm", "tree-sitter-java", "unnatural"))])
+                            ("ranker", ranker),
+                            *((tool, ver[tool]) for tool in ("kenlm", "tree-sitter-java", "unnatural"))])
 
 
 # ------------------------------------------------------------------------------------------------- main
@@ -429,7 +430,8 @@ NOTES = ("MRR and R@1: `bin/rank` on the eval tasks. bits/symbol: mean cross-ent
          "sets, so compare orders within a scheme). lmplz s and peak MiB: lmplz alone (peak RSS of its process; "
          "it runs with `-S {memory}`, which bounds its sort buffers), as recorded in the model's signature when it "
          "was built (a reused model reports its original build). load s: kenlm.Model on the binary in a "
-         "fresh process (page cache warm). files/s: end-to-end `bin/rank --workers {workers}` subprocess, start-up and model "
+         "fresh process (page cache warm). files/s: end-to-end `bin/rank --workers {workers}` subprocess, start-up and "
+         "model "
          "loading included.")
 
 

@@ -50,7 +50,8 @@ def rank(args: list[str]) -> tuple[str, float]:
     t0 = time.perf_counter()
     proc = subprocess.run([str(ROOT / "bin" / "rank"), *args], capture_output=True, text=True)
     if proc.returncode not in (0, 1):
-        raise cli.CommandError(f"bin/rank failed: {proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else proc.returncode}")
+        raise cli.CommandError("bin/rank failed: "
+                               f"{proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else proc.returncode}")
     return proc.stdout, time.perf_counter() - t0
 
 
@@ -75,7 +76,7 @@ def measure(folder: Path, model: str | None, workers: int, methods: tuple[str, .
 
 def table(rows: list[Row], metric: str, methods: tuple[str, ...]) -> list[str]:
     """One row per set and summary rows (means), one column per method, the best of each row in bold."""
-    out = [f"| set | style | held out | tasks | clean | " + " | ".join(methods) + " |",
+    out = ["| set | style | held out | tasks | clean | " + " | ".join(methods) + " |",
            "|---|---|---|---:|---:|" + "---:|" * len(methods)]
 
     def cells(values: list[float]) -> str:
@@ -143,7 +144,8 @@ def main(argv=None) -> int:
     line = signature("detection-bench", [("model", model.name), ("scheme", sig.get("scheme", "?")),
                                          ("order", sig.get("order", "?")), ("sets", len(rows)),
                                          ("methods", ",".join(methods)), ("workers", args.workers)])
-    lines = (["MRR (the CodRep 2019 measure over the task files), by `--adapt` method:", ""] + table(rows, "mrr", methods)
+    lines = (["MRR (the CodRep 2019 measure over the task files), by `--adapt` method:", ""]
+             + table(rows, "mrr", methods)
              + ["", "File-level AUC (the top finding's score, its gain less half the file's background; task files "
                      "against clean files):", ""] + table(rows, "auc", methods)
              + ["", "Cost of the ranking runs (learning included), all sets:", ""] + cost(rows, methods) + ["", line])

@@ -188,6 +188,7 @@ def calibrate(workers: int, repos=DEVELOPMENT, seeds=CAL_SEEDS, others=(), famil
     curve the hand slips', into CALIBRATION (the rest of it kept; the habit belief of large repositories is
     dropped: this one is fitted on them)."""
     from dataclasses import replace
+
     from bench.calibration_fit import Family, fit_habits
     from check.calibration import CALIBRATION, Calibration
     found = repositories()

@@ -90,7 +90,8 @@ CASES = [
     Case("repo: build-lm reads its Java", 1, "$B/build-lm --quiet --order 3 --output out/repo.bin REPO", 0, "",
          r"repo\.bin"),
     Case("N.txt without a full out.txt: said why", 1, "$B/rank almost", 1,
-         r"rank: warning: almost: no (\.java|source) file; its N\.txt files are not a CodRep task folder \(almost/out\.txt: "
+         r"rank: warning: almost: no (\.java|source) file; its N\.txt files are not a CodRep task folder "
+         r"\(almost/out\.txt: "
          r"no line 2 for the answer"),
     Case("evaluate: not a task folder", 1, "$B/evaluate codrep2019 -d REPO -p /dev/null", 2, r"error: REPO/out\.txt"),
     # 2. a two-line StaMinA file asking for a huge alphabet
@@ -102,9 +103,12 @@ CASES = [
     Case("stamina label: a machine of 10^12 cells", 2, "ulimit -v 4000000; $B/stamina label huge.dfa ok.txt", 2,
          r"error: label: huge\.dfa:1: a machine has", timeout=60),
     # 3. memory per input byte
-    Case("rank /dev/zero", 3, "$B/rank /dev/zero", 1, r"rank: warning: /dev/zero: more than --max-bytes 10,000,000 bytes; skipped"),
-    Case("rank a 12 MB file", 3, "$B/rank huge/Big.java", 1, r"warning: .*huge/Big\.java: 12,000,000 bytes, more than --max-bytes 10,000,000; skipped"),
-    Case("rank --max-bytes 100", 3, "$B/rank --max-bytes 100 Slip.java", 1, r"warning: .*Slip\.java: \d+ bytes, more than --max-bytes 100; skipped"),
+    Case("rank /dev/zero", 3, "$B/rank /dev/zero", 1,
+         r"rank: warning: /dev/zero: more than --max-bytes 10,000,000 bytes; skipped"),
+    Case("rank a 12 MB file", 3, "$B/rank huge/Big.java", 1,
+         r"warning: .*huge/Big\.java: 12,000,000 bytes, more than --max-bytes 10,000,000; skipped"),
+    Case("rank --max-bytes 100", 3, "$B/rank --max-bytes 100 Slip.java", 1,
+         r"warning: .*Slip\.java: \d+ bytes, more than --max-bytes 100; skipped"),
     Case("rank --adapt folder /dev/zero", 3, "$B/rank --adapt folder /dev/zero Slip.java", 1, r"/dev/zero: more than"),
     Case("build-lm skips a 12 MB file", 3, "$B/build-lm --quiet --order 3 --output out/huge.bin huge", 1,
          r"build-lm: warning: huge/Big\.java: 12,000,000 bytes, more than --max-bytes"),
@@ -140,7 +144,8 @@ CASES = [
     Case("analyze-errors: explanations not JSON", 5,
          "$B/analyze-errors 'my tasks' --predictions preds.txt --explanations binary.bin", 2,
          r"analyze-errors: error: binary\.bin"),
-    Case("stamina learn: a folder", 5, "$B/stamina learn REPO -o out/m", 2, r"stamina: error: learn: REPO:1: is a folder"),
+    Case("stamina learn: a folder", 5, "$B/stamina learn REPO -o out/m", 2,
+         r"stamina: error: learn: REPO:1: is a folder"),
     Case("stamina learn: a binary file", 5, "$B/stamina learn binary.bin -o out/m", 2,
          r"stamina: error: learn: binary\.bin:1: not a text file"),
     Case("stamina label: a binary model", 5, "$B/stamina label binary.bin ok.txt", 2,
@@ -163,14 +168,17 @@ CASES = [
          r"build-lm: warning: notes\.md: not a \.java file"),
     Case("build-lm notes.md and a Java file", 6, "$B/build-lm --quiet --order 3 --output out/n2.bin notes.md Slip.java",
          1, r"build-lm: warning: notes\.md: not a \.java file"),
-    Case("rank: a file skipped", 6, "$B/rank latin1/L.java Slip.java", 1, r"rank: warning: .*latin1/L\.java: not UTF-8"),
-    Case("rank: an empty folder", 6, "$B/rank empty", 1, r"rank: warning: empty: no (\.java|source) file in the folder"),
+    Case("rank: a file skipped", 6, "$B/rank latin1/L.java Slip.java", 1,
+         r"rank: warning: .*latin1/L\.java: not UTF-8"),
+    Case("rank: an empty folder", 6, "$B/rank empty", 1,
+         r"rank: warning: empty: no (\.java|source) file in the folder"),
     Case("rank: a missing path", 6, "$B/rank missing.java Slip.java", 1, r"rank: warning: missing\.java: no such file"),
     Case("make-tasks --clean -1", 6, "$B/make-tasks --clean -1 --output out/t REPO", 2,
          r"make-tasks: error: argument --clean"),
     # 7. line endings
     Case("CRLF: the slip first", 7, "$B/rank --explain --top 1 crlf/Slip.java", 0, "", re.escape(SLIP_AT)),
-    Case("lone CR: the slip first, on its line", 7, "$B/rank --explain --top 1 cr/Slip.java", 0, "", re.escape(SLIP_AT)),
+    Case("lone CR: the slip first, on its line", 7, "$B/rank --explain --top 1 cr/Slip.java", 0, "",
+         re.escape(SLIP_AT)),
     Case("BOM: the column as editors count", 7, "$B/rank --explain --top 1 bom/Slip.java", 0,
          r"rank: warning: .*bom/Slip\.java: starts with a UTF-8 BOM", r"bom/Slip\.java:1:9: '␣⇥' -> '␣'"),
     # 8. symbolic link loops
@@ -549,13 +557,15 @@ def main(argv=None) -> int:
             print(f"| {case.item} | {_cell(case.name)} | {o.code} | {_cell(o.first[:110])} | "
                   f"{'pass' if o.passed else 'FAIL: ' + _cell(o.why)} |", flush=True)
         if args.slow:
-            print("\n| memory | peak | bytes per byte of the largest file | time | exit | result |\n|---|---|---|---|---|---|")
+            print("\n| memory | peak | bytes per byte of the largest file | time | exit | result "
+                  "|\n|---|---|---|---|---|---|")
             for row in memory_rows(root):
                 failed += "FAIL" in row
                 print(row, flush=True)
         if args.interrupts:
             span, rows = interrupt_build(args.interrupts, root)
-            print(f"\nA whole `bin/build-lm --order 6 --workers 2 corpora/` took {span:.1f} s; Ctrl-C at random moments "
+            print(f"\nA whole `bin/build-lm --order 6 --workers 2 corpora/` took {span:.1f} s; Ctrl-C at random "
+                  "moments "
                   "of it:")
             print("\n| Ctrl-C on build-lm corpora/ | after | running then | exit | to stop | first line | lines "
                   "| processes left | files left | result |\n|---|---|---|---|---|---|---|---|---|---|")

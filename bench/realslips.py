@@ -143,7 +143,8 @@ PROJECT_HEAD = ("| project | held out | sensitivity | files | gaps | found | tow
 def _project_row(name: str, held: str, sensitivity: str, c: Counts) -> str:
     g = c.gaps
     return (f"| {name} | {held} | {sensitivity} | {c.files} | {g.gaps} | {g.share('found'):.3f} | "
-            f"{g.share('toward'):.3f} | {g.share('exact'):.3f} | {g.share('line'):.3f} | {c.per_file('files_found'):.3f} | "
+            f"{g.share('toward'):.3f} | {g.share('exact'):.3f} | {g.share('line'):.3f} | "
+            f"{c.per_file('files_found'):.3f} | "
             f"{c.per_file('other'):.3f} | {c.false_per_kloc:.3f} | {c.per_file('fix_exact'):.3f} | "
             f"{c.per_file('fix_closer'):.3f} | {c.per_file('fix_same'):.3f} | {c.per_file('fix_further'):.3f} | "
             f"{c.clean_changed_share:.3f} |")

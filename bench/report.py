@@ -31,4 +31,5 @@ def load_note(before: float, after: float) -> str:
     cores = os.cpu_count() or 1
     busy = ("above the core count: other work shared the CPU, and every time here is inflated by it"
             if max(before, after) > cores else "below the core count: nothing else held a core for long")
-    return f"Machine load (1-minute load average) {before:.1f} at the start and {after:.1f} at the end, on {cores} cores: {busy}."
+    return (f"Machine load (1-minute load average) {before:.1f} at the start and {after:.1f} at the end, "
+            f"on {cores} cores: {busy}.")

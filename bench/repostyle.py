@@ -14,8 +14,8 @@ included: on a loaded machine the wall clock measures the load as much as the ch
   (`--staged FILE`: a line added each time, only it learned again and judged).
 
 Then whether the file's findings (at --min-score 1, so that there are some) are those a run on the whole
-repository reports for it, and where the time of a warm run on a changed file goes, measured in one process (`--profile`, phase by
-phase). The table goes to stdout and, with --docs, between markers in that Markdown file.
+repository reports for it, and where the time of a warm run on a changed file goes, measured in one process
+(`--profile`, phase by phase). The table goes to stdout and, with --docs, between markers in that Markdown file.
 """
 from __future__ import annotations
 

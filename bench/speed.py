@@ -118,7 +118,8 @@ def synthetic_folder(jdk: Path, size: int, count: int, seed: int, cache: Path) -
     if done.is_file() and task_folder_problem(folder) is None:
         return folder
     proc = subprocess.run([str(ROOT / "bin" / "make-tasks"), "--seed", str(seed), "--count", str(count),
-                           "--min-chars", str(lo), "--max-chars", str(hi), "--force", "--output", str(folder), str(jdk)],
+                           "--min-chars", str(lo), "--max-chars", str(hi), "--force", "--output",
+                           str(folder), str(jdk)],
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     made = len(read_answers(str(folder))) if task_folder_problem(folder) is None else 0
     if proc.returncode not in (0, 1) or not made:   # 1: fewer tasks than asked for, with a warning

@@ -44,7 +44,8 @@ from ranker.habits import VARIABLES, HabitCounts, habit_values, habits
 from ranker.repairs import retab
 
 HABITS = ("trailing", "blank-line", "mixed-indent", "indent-char", "spacing", "line-break", "join", "brace",
-          "blank-line-missing", "blank-line-missing-after-block", "blank-line-extra", "blank-lines-doubled", "continuation", "continuation-first",
+          "blank-line-missing", "blank-line-missing-after-block", "blank-line-extra", "blank-lines-doubled",
+          "continuation", "continuation-first",
           "continuation-sibling",
           "indentation")
 # The habits whose repairs indent a line as the structure says (a sibling's, a bracket's step, a block's): a
@@ -366,7 +367,8 @@ def _indentation_breaks(walked: FileGaps, starts_line, others_count, keys_of) ->
     kinds of tokens. Left to the mixed-indent habit: a line, or its block's header, that mixes tabs and
     spaces."""
     import numpy as np
-    from .structure import expected_indent, off_habit   # numpy: imported once a file is walked
+
+    from .structure import expected_indent, off_habit  # numpy: imported once a file is walked
     texts, syms, unit = walked.texts, walked.symbols, walked.unit
     lines = []
     for line, offset, at_habit, at_own in off_habit(walked.ids, texts, starts_line, MIN_SEEN):
@@ -389,6 +391,7 @@ def _blocks(walked: FileGaps, starts_line, headers: list[Break], off: set[int]) 
     written (the block was shifted whole: its lines are where the header's habit puts them): every line from
     the header's to the '}''s re-indented by the header's shift, each a break that follows the header's."""
     from parsing.style import columns
+
     from .structure import block_ends
     ends = block_ends(walked.ids, starts_line)
     texts, unit = walked.texts, walked.unit

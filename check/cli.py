@@ -29,13 +29,21 @@ from ranker.learn import LearnConfig, Learned, learn
 from unnatural import cli
 from unnatural.signature import signature
 
-from .calibration import (DEFAULT_SENSITIVITY, LEAST_REPORTED, POOLED, SENSITIVITIES, Calibration, CalibrationError,
-                          HabitBelief)
+from .calibration import (
+    DEFAULT_SENSITIVITY,
+    LEAST_REPORTED,
+    POOLED,
+    SENSITIVITIES,
+    Calibration,
+    CalibrationError,
+    HabitBelief,
+)
 from .config import DEFAULT_LEARN, LEARN_METHODS, learn_method
 from .engine import MAX_FINDINGS, CheckConfig, check_text
 from .findings import CheckedFile, Summary
 from .ignores import RuleChoice, silence
-from .output import add_arguments as add_output_arguments, options_for, reporter
+from .output import add_arguments as add_output_arguments
+from .output import options_for, reporter
 from .report import summary_line
 
 COMMAND = "check"
@@ -204,7 +212,7 @@ def main_run(args) -> int:
     for problem in problems:   # an input not checked: one line; a PATH naming nothing to read is an error
         (cli.error if problem.severity == "error" else cli.warning)(COMMAND, problem)
     run, lm, job = _set_up(args, files)
-    from .paths import common_top   # SARIF and GitHub name files relative to the repository's root
+    from .paths import common_top  # SARIF and GitHub name files relative to the repository's root
     report = None if args.diff else reporter(args.format, sys.stdout, options_for(
         sys.stdout, args.color, quiet=args.quiet, root=common_top(args.paths)))
     if not args.quiet:
@@ -227,7 +235,8 @@ def main_run(args) -> int:
                                      "(a syntax error?): the file's findings may be wrong")
             if len(checked.findings) >= args.max_findings and not args.quiet:
                 cli.warning(COMMAND, f"{checked.path}: {args.max_findings} findings, the most a file gets "
-                                     "(--max-findings): its whitespace may follow no one style; the rest are not reported")
+                                     "(--max-findings): its whitespace may follow no one style; the rest are not "
+                                     "reported")
             if checked.error and report is None:   # a reporter writes the warning line (and its format's note)
                 cli.warning(COMMAND, checked.error)
             elif checked.findings and (args.diff or args.fix):
@@ -366,7 +375,7 @@ def _install(job: dict) -> None:
 def _results(paths: list[str], job: dict, args):
     """`_check_one` of every path, in order: here, in forked workers, or on a Dask cluster."""
     if args.cluster:
-        from unnatural.cluster import ClusterError, cluster_map   # Dask is imported only with --cluster
+        from unnatural.cluster import ClusterError, cluster_map  # Dask is imported only with --cluster
         try:
             yield from cluster_map(_check_one, paths, args.cluster, init=functools.partial(_install, job))
         except ClusterError as e:
@@ -426,7 +435,7 @@ def _repair(checked: CheckedFile, args, tally: _Tally) -> None:
     from .rules import RULES
     fixed = apply(checked.text, [f for f in checked.findings if f.rule not in RULES or RULES[f.rule].fixable])
     if args.diff:
-        from .paths import patch_path   # relative to the repository's root, however the file was named
+        from .paths import patch_path  # relative to the repository's root, however the file was named
         sys.stdout.write(unified_diff(patch_path(checked.path), checked.text, fixed))
     if args.fix:
         problem = write_fixed(Path(checked.path), checked.text.encode("utf-8"), fixed)

@@ -127,7 +127,8 @@ def _validated(table: dict, source: str) -> Config:
     ignores = []
     for glob, names in per_file.items():
         what = f"{source}: 'per-file-ignores' {glob!r}"
-        if not glob or not (isinstance(names, str) or isinstance(names, list) and all(isinstance(n, str) for n in names)):
+        if not glob or not (isinstance(names, str)
+                            or isinstance(names, list) and all(isinstance(n, str) for n in names)):
             raise ConfigError(f"{what} must be a rule or a list of rules")
         ignores.append((glob, _rules([names] if isinstance(names, str) else names, what)))
     return Config(tuple(exclude), table.get("sensitivity"), learn_method(learn) if learn else None,

@@ -152,7 +152,7 @@ class _Context:
 
     def _walk(self):
         if self._walked is None:
-            from ranker.cache import narrow_keys   # numpy: only once a file has a candidate
+            from ranker.cache import narrow_keys  # numpy: only once a file has a candidate
             from ranker.walk import StyleWalk
             walk = StyleWalk(self.scheme, self.text, parsed=self.parsed, walked=self.walked)   # the ranking's
             self.walked = None
@@ -309,7 +309,8 @@ def _habit_findings(text: str, path: str, edits: _Edits, context: _Context, cfg:
         offset = start + min(len(os.path.commonprefix([b.observed, b.repaired])), len(b.observed)) + 1
         line, column = line_col(text, offset)
         # (a break's repair keeps the gap's own line breaks: CRLF stays CRLF)
-        out.append((Finding(path, line, column, offset, rule.id, message, confidence, 0.0, start, b.observed, b.repaired,
+        out.append((Finding(path, line, column, offset, rule.id, message, confidence, 0.0, start, b.observed,
+                            b.repaired,
                             evidence_fields(evidence)), b.follows >= 0, b.follows if b.follows >= 0 else b.gap))
     # most confident first, a block's lines right after their header
     return [(f, follows) for f, follows, _ in sorted(out, key=lambda x: (-x[0].confidence, x[2], x[1], x[0].start))]

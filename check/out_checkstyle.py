@@ -12,7 +12,7 @@ Every checked file has its <file> element (as Checkstyle lists every file it aud
 be checked has an <exception> with the reason, as Checkstyle reports its own. Columns are characters (not
 Checkstyle's tab-expanded columns). The document is ASCII (other characters as references), so it is what
 its declaration says whatever the output's encoding; characters XML 1.0 cannot carry become U+FFFD.
-"""
+"""  # noqa: E501 (the example's lines are the format's own, unwrapped)
 from __future__ import annotations
 
 import re

@@ -7,7 +7,7 @@ Paths are relative to the root: the one given, else GITHUB_WORKSPACE (the checke
 workflow), else the current folder. Escaping as the runner's toolkit does it: in the message %, CR and LF; in
 properties also ':' and ','.
 A file that could not be checked is a ::warning annotation on that file.
-"""
+"""  # noqa: E501 (the example's line is the format's own, unwrapped)
 from __future__ import annotations
 
 import os

@@ -10,8 +10,9 @@ before and after the fix (the finding's `observed` and `repaired`); gap_offset (
 start_line/start_column and end_line/end_column (just past it): where that whitespace is, what a fix replaces;
 evidence: what the engine weighed beside the score, by name (the finding's `evidence`, plain values: the rest
 of the file's ranking, the repository's and the file's counts; for a habit break, check/breaks.py, its `habit`
-and the file's other `breaks`, and its score is 0), what the benchmark calibrates on. The spot is the gap's first character, or the character after the gap (an empty gap, or one blamed on
-the token after it), or for a habit break the first character its repair changes.
+and the file's other `breaks`, and its score is 0), what the benchmark calibrates on. The spot is the gap's
+first character, or the character after the gap (an empty gap, or one blamed on the token after it), or for a
+habit break the first character its repair changes.
 """
 from __future__ import annotations
 

@@ -5,12 +5,12 @@ run on the whole tree judges them (the same folder counts, so the same scores an
 What is learned of a file (ranker/counts.py's learn_text, as ranker/folder.py learns it: its wide-context gap
 counts, its narrow ones, its whitespace habits) is cached per file, keyed by its bytes and the learning's
 signature, and the tree's sum of them is cached per work tree with the list of what it holds; a run re-learns
-only the files whose bytes changed and updates the sum by their difference. Every cache file is written to a temporary file and renamed into place, so
-concurrent runs never read half a file; a file's counts and a pack are named by their content's key and
-never change once there, a tree's listing and sum are replaced whole; what no listing refers to is pruned. A
-cold cache writes one pack of every file's counts (one file instead of thousands), a warm run one file per
-content it learned. Where the cache lives: `<git common dir>/unnatural/` (a repository's worktrees share it),
-else the user's cache folder; neither writable, it is all learned in memory.
+only the files whose bytes changed and updates the sum by their difference. Every cache file is written to a
+temporary file and renamed into place, so concurrent runs never read half a file; a file's counts and a pack are
+named by their content's key and never change once there, a tree's listing and sum are replaced whole; what no
+listing refers to is pruned. A cold cache writes one pack of every file's counts (one file instead of
+thousands), a warm run one file per content it learned. Where the cache lives: `<git common dir>/unnatural/` (a
+repository's worktrees share it), else the user's cache folder; neither writable, it is all learned in memory.
 """
 from __future__ import annotations
 
@@ -29,7 +29,8 @@ import numpy as np
 from formats.files import InputError, decode
 from parsing.schemes import Scheme
 from ranker.cache import REACHES
-from ranker.counts import Counts, learn_text, total as summed
+from ranker.counts import Counts, learn_text
+from ranker.counts import total as summed
 from ranker.habits import PRIORS, HabitCounts
 from ranker.rank import Style
 from unnatural import __version__

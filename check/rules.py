@@ -276,7 +276,8 @@ def describe(observed: str, repaired: str, before: str, after: str, by: str = ""
     if observed != repaired and _BREAK.sub("\n", observed) == _BREAK.sub("\n", repaired):
         return LINE_ENDING, f"{_ending(observed)} line ending where the file uses {_ending(repaired)}"
     nb_o, nb_r = line_breaks(observed), line_breaks(repaired)
-    prev, nxt = show_token(before) if before else "the start of the file", show_token(after) if after else "the end of the file"
+    prev = show_token(before) if before else "the start of the file"
+    nxt = show_token(after) if after else "the end of the file"
     if before and not after:
         return FINAL_NEWLINE, _file_end(nb_o, nb_r)
     if nb_o and nb_o == nb_r:

@@ -26,8 +26,8 @@ def harmful(observed: str, repaired: str, before: str, after: str, indent, tabs:
     breaks = has_line_break(repaired) and not has_line_break(observed)
     if breaks and after.startswith(("//", "/*")):
         return True
-    if aligned or not (has_line_break(observed) and has_line_break(repaired)) or not before or before in _STATEMENT_ENDS \
-            or before.startswith(("//", "/*", "@")):
+    if aligned or not (has_line_break(observed) and has_line_break(repaired)) or not before \
+            or before in _STATEMENT_ENDS or before.startswith(("//", "/*", "@")):
         return False
     # a continuation line's indentation flattened to its statement's (or less)
     new = columns(last_line(repaired))

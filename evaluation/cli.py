@@ -193,7 +193,8 @@ def _print_agreement(examples, rows, out: TextIO) -> None:
         raise InputError("--annotations: no record has its 'correct' field filled (yes/no or 1/0)")
     labels = [c for c, _ in annotated]
     # similarity is 1 - normalised Levenshtein: the study compared exact match, chrF, Levenshtein and BLEU
-    columns = {name: [getattr(row, name) for _, row in annotated] for name in ("exact_match", "chrf", "levenshtein", "bleu")}
+    columns = {name: [getattr(row, name) for _, row in annotated] for name in ("exact_match", "chrf",
+                                                                               "levenshtein", "bleu")}
     print(f"annotated: {len(labels)} ({sum(labels)} correct)", file=out)
     print("rank\tmetric\tpoint_biserial\tspearman\tagreement", file=out)
     for rank, a in enumerate(agreements(columns, labels), 1):
@@ -273,7 +274,8 @@ def build_parser() -> cli.ArgumentParser:
                         help="folders of clean files, separated by ':' (default: each task folder's clean/)")
     detect.add_argument("--threshold", type=float, default=None,
                         help="count findings scoring at least this (default: every finding)")
-    detect.add_argument("--sweep", metavar="PREFIX", help="also write the precision/recall curve to PREFIX.csv and PREFIX.png")
+    detect.add_argument("--sweep", metavar="PREFIX",
+                        help="also write the precision/recall curve to PREFIX.csv and PREFIX.png")
     detect.add_argument("-f", "--findings", default="-", help="findings, one JSON object per line (default: stdin)")
     detect.set_defaults(run=_run_detection)
 

@@ -16,8 +16,8 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
-from formats.files import normalize_path
 from evaluation.common import InputError, safe_ratio
+from formats.files import normalize_path
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,9 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
-from formats.files import normalize_path
 from evaluation.common import InputError, safe_ratio
+from formats.files import normalize_path
+
 DEFAULT_KS = (1, 5, 10)
 
 

@@ -115,7 +115,8 @@ def read_sets(task_folders: Sequence[str], clean_folders: Sequence[str] | None =
         projects = {t.project for t in found}
         defaults[normalize_path(os.path.join(folder, CLEAN_FOLDER))] = projects.pop() if len(projects) == 1 else None
     if clean_folders is None:
-        clean_folders = [os.path.join(f, CLEAN_FOLDER) for f in task_folders if os.path.isdir(os.path.join(f, CLEAN_FOLDER))]
+        clean_folders = [os.path.join(f, CLEAN_FOLDER) for f in task_folders
+                         if os.path.isdir(os.path.join(f, CLEAN_FOLDER))]
     for folder in clean_folders:
         clean += read_clean_folder(folder, defaults.get(normalize_path(folder)))
     return tasks, clean

@@ -36,7 +36,6 @@ from formats.sources import iter_raw
 from lm.build import HELD_OUT
 from parsing.java import tokenize
 from parsing.style import SPACES, TAB, Indentation, detect_indentation, majority_indentation, reindent
-
 from unnatural import ROOT, cli
 
 from .checkstyle import SHIPPED, Checkstyle, CheckstyleError, properties

@@ -21,8 +21,8 @@ from rapidfuzz.distance import Levenshtein
 from sacrebleu.metrics import BLEU, CHRF
 
 from evaluation.common import InputError
-from formats.files import json_objects
 from evaluation.fim_agreement import parse_annotation
+from formats.files import json_objects
 
 CHRF_CHAR_ORDER = 6
 CHRF_WORD_ORDER = 0

@@ -125,7 +125,8 @@ def _sites(stream: TokenStream, kind: str, unit: str) -> tuple[list[dict[int, st
                 wrong += 1
             elif g == " " and after == " ":
                 out.append({i: "", i + 1: ""})
-        elif kind == "double-space" and prev in BINARY and kinds[i - 2 if i >= 2 else 0] in _OPERANDS and not line_start:
+        elif (kind == "double-space" and prev in BINARY and kinds[i - 2 if i >= 2 else 0] in _OPERANDS
+              and not line_start):
             if g.startswith("  "):
                 wrong += 1
             elif g == " ":

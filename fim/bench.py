@@ -29,8 +29,16 @@ from unnatural.signature import signature
 
 from . import tasks_cli
 from .index import index_path, is_comment_line
-from .model import (DEFAULT_ORDER, JAVA_HELDOUT, PYTHON_HELDOUT, FimModel, default_model,
-                    drop_if_stale, ensure_index, python_stdlib)
+from .model import (
+    DEFAULT_ORDER,
+    JAVA_HELDOUT,
+    PYTHON_HELDOUT,
+    FimModel,
+    default_model,
+    drop_if_stale,
+    ensure_index,
+    python_stdlib,
+)
 from .ngram import NgramPredictor, PredictConfig
 from .project import ProjectLines
 from .tasks import LINE_BREAK, FimTask, SkipRules, sample_tasks

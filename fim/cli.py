@@ -132,7 +132,7 @@ def main(argv=None) -> int:
     indices = range(len(tasks))
     try:
         if workers > 1:
-            from unnatural.parallel import ordered_map   # plain forked workers sharing the loaded model
+            from unnatural.parallel import ordered_map  # plain forked workers sharing the loaded model
             results = ordered_map(_predict_one, indices, workers)
         else:
             results = map(_predict_one, indices)

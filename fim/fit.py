@@ -43,7 +43,8 @@ def candidates(predictor: NgramPredictor, task: FimTask) -> Candidates:
     ctx = read_context(task, predictor.scheme, predictor.order, predictor.language)
     scorer = Scorer(predictor.lm, predictor.cache_for(ctx), predictor.cfg.cache_weight)
     preds = predictor.candidates(task, ctx, scorer, predictor.start(ctx))
-    table = np.array([[p.lm] + [p.features.get(f, 0.0) for f in FEATURES] for p in preds]).reshape(-1, 1 + len(FEATURES))
+    table = np.array([[p.lm] + [p.features.get(f, 0.0) for f in FEATURES]
+                      for p in preds]).reshape(-1, 1 + len(FEATURES))
     true = np.array([p.fill.strip() == task.middle.strip() for p in preds], dtype=bool)
     return Candidates(table, true)
 

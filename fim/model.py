@@ -20,9 +20,9 @@ from pathlib import Path
 from formats.files import InputError
 from lm.build import HELD_OUT, BuildConfig, build
 from lm.model import LanguageModel, model_fields
-from unnatural import ROOT
 from parsing.languages import Language, get_language
 from parsing.schemes import Scheme, UnknownScheme, get_scheme
+from unnatural import ROOT
 
 from .index import LineIndex, build_index, index_path
 

@@ -25,13 +25,11 @@ from dataclasses import dataclass, field
 from rapidfuzz import fuzz
 
 from lm.model import LanguageModel
-
 from parsing.languages import get_language
 from parsing.schemes import Scheme
 from parsing.style import indentation_of, line_indents
 
-from .imports import (FileNames, ImportTable, bound_names, file_names, import_package, is_import,
-                      order_agreement)
+from .imports import FileNames, ImportTable, bound_names, file_names, import_package, is_import, order_agreement
 from .index import LineIndex, is_comment_line
 from .layout import LineLexer, feed, new_layout, pieces
 from .project import IDENTIFIER_KINDS, ProjectLines, file_key

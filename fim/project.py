@@ -9,7 +9,6 @@ same file holds this task's middle in its prefix or suffix.
 """
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 
 from parsing.languages import get_language

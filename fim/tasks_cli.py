@@ -63,7 +63,8 @@ def version_key(name: str, text: str) -> tuple[str, str]:
     return (package.group(1) if package else "", type_.group(1) if type_ else name)
 
 
-def collect(sources: list[str], rules: SkipRules, include=(), exclude=(), one_version: bool = False) -> tuple[list, int]:
+def collect(sources: list[str], rules: SkipRules, include=(), exclude=(),
+            one_version: bool = False) -> tuple[list, int]:
     """([(path, text, eligible lines)], files skipped); a SOURCE without a usable line is a TaskError (but
     one whose every file was skipped with a warning, as a non-UTF-8 file is, when others have usable lines)."""
     files, skipped, seen, versions = [], 0, set(), set()

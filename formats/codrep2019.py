@@ -214,7 +214,7 @@ def write_task_folder(out: Path, tasks: list[MadeTask], clean: list[tuple[str, s
     message) and, for (name, text) `clean` files, `clean/N.java` and `clean.jsonl` (per file: source,
     project). Everything goes into a temporary folder beside `out`, renamed at the end: a failure leaves
     nothing half-written, and `force` replaces an existing folder only then."""
-    import shutil   # here: bin/rank's start-up reads task folders, never writes them
+    import shutil  # here: bin/rank's start-up reads task folders, never writes them
     import tempfile
     out = Path(out)
     if out.exists() and not out.is_dir():

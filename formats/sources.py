@@ -181,7 +181,7 @@ def _file_entry(src: str, path: Path, shape: str, max_bytes: int | None = None) 
 
 def _archive(path: Path, src: str, exclude, suffixes=(".java",), max_bytes: int | None = None
              ) -> Iterator[SourceEntry]:
-    import zipfile   # here: bin/rank imports this module, and never reads an archive
+    import zipfile  # here: bin/rank imports this module, and never reads an archive
     try:
         zf = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError) as e:

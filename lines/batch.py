@@ -7,7 +7,6 @@ from typing import Callable
 
 from formats.codrep2018 import TaskError, read_task, task_paths
 from formats.files import sort_key
-
 from unnatural import cli
 
 from .model import LineRanker

@@ -238,7 +238,8 @@ def train(cfg: TrainConfig) -> dict:
             hit = np.flatnonzero(pos == blocks[i][1])
             meta.append((pos, int(hit[0]) if len(hit) else -1))
         blocks2 = []
-        with forkserver_pool(cfg.workers, initializer=_load_lms, initargs=({k: str(v) for k, v in lm_paths.items()},)) as pool:
+        with forkserver_pool(cfg.workers, initializer=_load_lms,
+                             initargs=({k: str(v) for k, v in lm_paths.items()},)) as pool:
             res = pool.imap(_rich_job, jobs2, chunksize=8)
             for i, rich in enumerate(tqdm(res, total=len(jobs2), desc="stage-2 features", unit="task",
                                           disable=not cfg.progress, file=sys.stderr)):

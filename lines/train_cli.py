@@ -39,8 +39,8 @@ def parser() -> cli.ArgumentParser:
 
 def score_dev(model: Path, folders: list[str], workers: int, baseline: bool):
     """(LineScores, tasks/s) of ranking the dev folders with the model (or its baseline)."""
-    from formats.codrep2018 import read_datasets
     from evaluation.codrep2018 import parse_predictions, score_line_predictions
+    from formats.codrep2018 import read_datasets
     buf = io.StringIO()
     t = time.time()
     rank_paths(folders, model, workers, baseline, out=buf, error=lambda message: cli.error(COMMAND, message))
@@ -67,7 +67,8 @@ def main(argv=None) -> int:
     ranker = LineRanker(args.output)
     print(f"signature: {ranker.signature_line()}", file=sys.stderr)
     b = sig["baseline"]
-    print(f"trained in {sig['seconds']['total']} s on {sig['tasks']:,} tasks; model {sig['model_bytes'] / 2**20:.1f} MiB "
+    print(f"trained in {sig['seconds']['total']} s on {sig['tasks']:,} tasks; model {sig['model_bytes'] / 2**20:.1f} "
+          "MiB "
           f"in {args.output}; best single feature on the training tasks: {b['feature']} (sign {b['sign']:+g}, "
           f"error {b['train_error']:.4f}, Recall@1 {b['train_recall_at_1']:.4f})", file=sys.stderr)
     if args.dev:

@@ -90,7 +90,7 @@ def binary_model(arpa: Path, binary: Path, model_format: list[str] = PROBING) ->
     """build_binary of lmplz's `arpa` at `binary` in `model_format`, with its word ceilings beside it (the ranker's
     bounds: lm/native.cpp's write_ceilings, about 0.2 s for the default model; without them every bound is
     looser and more repairs are rescored); the build_binary arguments (for the signature)."""
-    from ._native import write_ceilings   # compiled; only building needs it here
+    from ._native import write_ceilings  # compiled; only building needs it here
     args = build_binary(arpa, binary, model_format)
     write_ceilings(str(arpa), str(ceilings_path(binary)), str(binary))
     return args
@@ -167,7 +167,7 @@ def build(cfg: BuildConfig, progress: bool = True) -> dict:
         missing: list[str] = []
         with LmplzPipe(arpa, cfg.order, tmp, memory) as lmplz_in:
             if cfg.cluster:
-                from .cluster import write_corpus_on_cluster   # Dask is imported only with --cluster
+                from .cluster import write_corpus_on_cluster  # Dask is imported only with --cluster
                 stats, missing = write_corpus_on_cluster(cfg.sources, cfg.exclude, cfg.scheme, lmplz_in, cfg.cluster,
                                                          cfg.work_dir or str(tmp), cfg.allow_missing, progress,
                                                          max_bytes=cfg.max_bytes)

@@ -45,7 +45,7 @@ class KenlmError(RuntimeError):
 
 
 def tool(name: str) -> str:
-    import shutil   # here: bin/rank, which imports this module for its errors, never runs the tools
+    import shutil  # here: bin/rank, which imports this module for its errors, never runs the tools
     for candidate in (TOOLS / name, shutil.which(name)):
         if candidate and Path(candidate).exists():
             return str(candidate)
@@ -57,7 +57,7 @@ def lmplz(corpus: Path, arpa: Path, order: int, tmpdir: Path, memory: str = DEFA
     Kneser-Ney's discounts. Returns the argument list that succeeded (for the signature)."""
     base = [tool("lmplz"), "-o", str(order), "-S", memory, "-T", str(tmpdir), "--text", str(corpus),
             "--arpa", str(arpa)]
-    import subprocess   # (in each function, not at the top: bin/rank imports this module for KenlmError)
+    import subprocess  # (in each function, not at the top: bin/rank imports this module for KenlmError)
     for extra in ([], ["--discount_fallback"]):
         args = base + extra
         proc = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)

@@ -14,6 +14,10 @@ import re
 import sys
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:   # for the annotations only: the ranker scores through `mixture` and never loads the module
+    import kenlm
 
 # The highest n-gram order: lmplz, build_binary, the kenlm module and lm/native.cpp are compiled for it (the
 # Makefile reads this line).
@@ -111,7 +115,7 @@ class LanguageModel:
 
     @cached_property
     def model(self) -> "kenlm.Model":
-        import kenlm   # the ranker scores through `mixture` and never needs the module
+        import kenlm  # the ranker scores through `mixture` and never needs the module
         try:
             with quiet_stderr():
                 return kenlm.Model(str(self.path))
@@ -161,7 +165,7 @@ class LanguageModel:
     def mixture(self, project: "LanguageModel | None" = None, weight: float = 0.0):
         """This model, or (1 - weight) P_this + weight P_project, loaded for batched rescoring in C++
         (lm/native.cpp: each model keeps its own state; scores are log10)."""
-        from ._native import Mixture   # built by make setup; only the ranker needs it
+        from ._native import Mixture  # built by make setup; only the ranker needs it
         if project is not None and project.scheme != self.scheme:
             raise ValueError(f"project model scheme '{project.scheme}' differs from '{self.scheme}'")
         mixed = project is not None and weight > 0

@@ -7,6 +7,10 @@ import importlib.util
 import sys
 from collections.abc import Callable
 from functools import cache, cached_property
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:   # for the annotations only (see Grammar.language)
+    import tree_sitter
 
 
 def grammar_language(package: str) -> Callable[[], object]:
@@ -98,7 +102,7 @@ TRIM_BYTES = 1 << 20
 
 @cache
 def _malloc_trim():
-    import ctypes   # here: only a large file or a folder's counts need it, not bin/rank's start-up
+    import ctypes  # here: only a large file or a folder's counts need it, not bin/rank's start-up
     try:
         return ctypes.CDLL(None).malloc_trim   # glibc
     except (OSError, AttributeError):

@@ -8,11 +8,15 @@ that the stream stays lossless.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from .grammar import Grammar, grammar_language, same_tokens_with
 from .language import Language
 from .offsets import ASCII, BOM, byte_to_char
 from .tokens import TokenStream
+
+if TYPE_CHECKING:   # for the annotations only: bin/rank's start-up does not load the binding
+    import tree_sitter
 
 # Leaves that tree-sitter would split further but that are one token for us.
 WHOLE_KINDS = frozenset({"string_literal", "character_literal", "text_block", "line_comment", "block_comment"})
@@ -97,7 +101,9 @@ def _skipped(text, lo, hi, out_k, out_s, out_e):
     for m in _NON_SPACE.finditer(between):
         s, e = lo + m.start(), lo + m.end()
         if text[s] == BOM and e - s > 1:   # a BOM glued to junk: split so the BOM keeps its own kind
-            out_k.append("bom"); out_s.append(s); out_e.append(s + 1)
+            out_k.append("bom")
+            out_s.append(s)
+            out_e.append(s + 1)
             s += 1
         out_k.append("bom" if text[s:e] == BOM else "error")
         out_s.append(s)

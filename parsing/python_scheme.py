@@ -17,7 +17,7 @@ continuation line, `·c1+s4` (`c` instead of `n`, indentation relative to the lo
 """
 from __future__ import annotations
 
-from .symbols import GAP_MARK, run_code, safe_symbol, gap_symbol, newline_parts
+from .symbols import GAP_MARK, gap_symbol, newline_parts, run_code, safe_symbol
 from .tokens import TokenStream
 
 OPEN, CLOSE = frozenset("([{"), frozenset(")]}")

@@ -41,6 +41,7 @@ from functools import lru_cache
 
 from .offsets import last_line
 from .style import detect_indentation
+
 # the gap symbols, also importable from here as they always were
 from .symbols import GAP_MARK, RESERVED, gap_symbol, newline_parts, safe_symbol  # noqa: F401
 from .tokens import TokenStream
@@ -165,6 +166,7 @@ def get_scheme(name: str) -> Scheme:
 # layout of indentation blocks, parsing.python_scheme), C's and C++'s (in units, as kind-units), on the same
 # gap symbols
 from .languages import LANGUAGES as _LANGUAGES  # noqa: E402
+
 for _language in _LANGUAGES.values():
     for _name, _description, _symbol, _walker in _language.own_schemes:
         SCHEMES[_name] = Scheme(_name, _description, _symbol, "width" if _walker is not None else "units",

@@ -27,8 +27,10 @@ import hashlib
 
 import numpy as np
 
-from ._native import StyleCache, wide_contexts as native_wide_contexts
-from .symbols import PAD, intern as _intern, symbol_count, symbol_names
+from ._native import StyleCache
+from ._native import wide_contexts as native_wide_contexts
+from .symbols import PAD, symbol_count, symbol_names
+from .symbols import intern as _intern
 
 # Tokens a side of the folder's wide contexts, one level each. Chosen on the development sets (MRR / AUC,
 # means of the 7 sets; docs/detection.md): on subsets of 150 tasks + 150 clean files each, 3: 0.9568 /
@@ -137,8 +139,8 @@ def _tables() -> tuple[np.ndarray, np.ndarray]:
     """The two tables, grown to every symbol interned so far."""
     global _line_gap, _structure
     if len(_line_gap) < symbol_count():
-        from parsing.symbols import GAP_MARK
         from parsing.style import STRUCTURE
+        from parsing.symbols import GAP_MARK
         names = symbol_names()
         _line_gap = np.array([n.startswith(GAP_MARK) and "n" in n for n in names], bool)
         _structure = np.array([n in STRUCTURE for n in names], bool)

@@ -115,7 +115,7 @@ def ensure_default_model(model: Path) -> Path:
         raise cli.CommandError(f"this installation has no default model ({model}): install unnatural from a "
                                "checkout that has models/ (pip install .), or pass --model")
     cli.warning(COMMAND, f"no default model yet; building {DEFAULT_MODEL} from corpora/ (once, a few minutes)")
-    from lm.cli import main as build_lm   # the build pipeline, imported only when needed
+    from lm.cli import main as build_lm  # the build pipeline, imported only when needed
     with contextlib.redirect_stdout(sys.stderr):   # stdout carries rankings only
         code = build_lm(["--order", "6", "--output", str(model), str(cli.repo_path("corpora"))])
     if code != 0:
@@ -138,7 +138,7 @@ def _set_up(cfg: RankConfig, styles) -> None:
 
 def _on_cluster(files: list[str], address: str, cfg: RankConfig, styles):
     """`_rank_one` of every file on the cluster, in order; the model is loaded once per worker process."""
-    from unnatural.cluster import ClusterError, cluster_map   # Dask is imported only with --cluster
+    from unnatural.cluster import ClusterError, cluster_map  # Dask is imported only with --cluster
     try:
         yield from cluster_map(_rank_one, files, address, init=functools.partial(_set_up, cfg, styles))
     except ClusterError as e:

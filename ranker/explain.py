@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from parsing.offsets import line_col   # (here too: check/engine.py imports it from here)
+from parsing.offsets import line_col  # (here too: check/engine.py imports it from here)
 
 from .rank import Explained
 

@@ -104,7 +104,7 @@ def learn(paths: list[str], general: LanguageModel, config: LearnConfig, scorer:
     scheme = get_scheme(general.scheme)
     out = Learned(config, scorer)
     if config.folder:
-        from .folder import folder_style   # the folder's counts, with numpy: not when ranking files alone
+        from .folder import folder_style  # the folder's counts, with numpy: not when ranking files alone
         t0 = time.time()
         out.styles = folder_style(paths, scheme, config.method == "folder-strict", workers or 1, max_bytes)
         out.seconds["folder"] = round(time.time() - t0, 2)
@@ -124,8 +124,8 @@ def project_scorers(paths: list[str], general: LanguageModel, config: LearnConfi
     """For each fold, a scorer (error model `edits`) of the general model interpolated with a model of the
     other folds' files (built by lm.build in a temporary folder, removed once the models are loaded: KenLM
     maps them); and each path's fold."""
-    from lm.build import EmptyCorpus, held_out_models   # the build pipeline: only when a project model is learned
-    from lm.corpus import fold_of   # (tqdm: not when ranking files alone)
+    from lm.build import EmptyCorpus, held_out_models  # the build pipeline: only when a project model is learned
+    from lm.corpus import fold_of  # (tqdm: not when ranking files alone)
     files, fold = [], {}
     for p in paths:
         try:

@@ -86,7 +86,8 @@ class RepairPlans:
             repaired, [last_line(r) if has_line_break(r) else indent for r in repaired],
             last_line(gap) if has_line_break(gap) else indent,
             dict(where=array("b", [where for _, where in edits]), w1=self._ids(symbols), symbol=symbol_ids(symbols),
-                 empty=array("B", [not r for r in repaired]), breaks=array("B", [r[:1] in ("\n", "\r") for r in repaired]),
+                 empty=array("B", [not r for r in repaired]),
+                 breaks=array("B", [r[:1] in ("\n", "\r") for r in repaired]),
                  # the file's unit is part of the kind of gap, so the habits of each repair are fixed here
                  habits=habit_values(repaired, unit), observed_habits=habit_values([gap], unit),
                  edit=edit_priors(gap, edits, self.errors.other)))

@@ -15,6 +15,7 @@ from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from typing import TYPE_CHECKING
 
 from lm._native import rescoring
 from parsing.java import BOM, same_tokens
@@ -25,9 +26,12 @@ from parsing.schemes import Scheme
 from ._native import FileRanker, StyleCache, all_offsets, format_ranking
 from .habits import HabitCounts, habit_model
 from .repairs import joinable
-from .score import Scorer, ScoredStream, score_stream
+from .score import ScoredStream, Scorer, score_stream
 from .symbols import symbol_ids
 from .walk import Walked, covers, interned, style_ids, tables, walk_units
+
+if TYPE_CHECKING:   # for the annotations only: ranker/counts.py imports numpy, which ranking does without
+    from .counts import Counts
 
 # Dirichlet strength of the style cache, chosen on codrep2019/learning (tasks 0..999 by name, c18-o7
 # model): alpha 0.5: 0.9845, 1: 0.9846, 2: 0.9825, 4: 0.9802, no cache: 0.9717.
@@ -351,7 +355,7 @@ def _style_cache(ids: array, style: Style) -> StyleCache:
     symbol's score and the observed one's."""
     if style.folder is None:
         return StyleCache(ids)
-    from .cache import folder_cache   # numpy, for the folder's counts
+    from .cache import folder_cache  # numpy, for the folder's counts
     return folder_cache(ids, style.folder, style.exclude)
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from array import array
 
 from parsing.schemes import Scheme
-from parsing.units import UNKNOWN, Walked, covers, interned, walk_units as _walk_units
+from parsing.units import UNKNOWN, Walked, covers, interned
+from parsing.units import walk_units as _walk_units
 
 from ._native import gather, gather_ids
 from .repairs import joinable

@@ -28,9 +28,13 @@ def lmplz_available():
 
 
 TINY_JAVA = {
-    "A.java": "package p;\n\nclass A {\n    int x = 1;\n\n    void f(int a, int b) {\n        if (a > b) {\n            x = a + b;\n        }\n    }\n}\n",
-    "B.java": "package p;\n\nclass B {\n    String s = \"b\";\n\n    int g(int[] v) {\n        for (int i = 0; i < v.length; i++) {\n            s = s + v[i];\n        }\n        return v.length;\n    }\n}\n",
-    "C.java": "package q;\n\nimport java.util.List;\n\nclass C {\n    List<String> names;\n\n    void h() {\n        while (names.isEmpty()) {\n            names.add(\"c\");\n        }\n    }\n}\n",
+    "A.java": ("package p;\n\nclass A {\n    int x = 1;\n\n    void f(int a, int b) {\n        if (a > b) {\n"
+               "            x = a + b;\n        }\n    }\n}\n"),
+    "B.java": ("package p;\n\nclass B {\n    String s = \"b\";\n\n    int g(int[] v) {\n"
+               "        for (int i = 0; i < v.length; i++) {\n            s = s + v[i];\n        }\n"
+               "        return v.length;\n    }\n}\n"),
+    "C.java": ("package q;\n\nimport java.util.List;\n\nclass C {\n    List<String> names;\n\n    void h() {\n"
+               "        while (names.isEmpty()) {\n            names.add(\"c\");\n        }\n    }\n}\n"),
 }
 
 
@@ -154,6 +158,7 @@ def stream_counts(streams, shared: bool = False):
     """ranker/counts.py's Counts of symbol streams (2n+1 symbols each): their wide and narrow keys counted (no
     gap texts: no habits, nothing learned beside the narrow keys); with `shared`, as a folder keeps them."""
     import numpy as np
+
     from ranker.cache import narrow_keys, wide_keys
     from ranker.counts import Counts, counted, total
     from ranker.habits import HabitCounts

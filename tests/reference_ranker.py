@@ -181,7 +181,8 @@ def rank(scheme, text, general, project=None, weight=0.0, adapt=True, folder=Non
             offset = edit_offset(where, start, end)
             if offset > len(text):
                 continue
-            if 0 < i < len(stream) and not repaired and not joinable(stream.token_text(i - 1), stream.token_text(i)[:3]):
+            if 0 < i < len(stream) and not repaired and not joinable(stream.token_text(i - 1),
+                                                                     stream.token_text(i)[:3]):
                 continue    # the two tokens would read as one
             if i > 0 and stream.kinds[i - 1] == "line_comment" and repaired[:1] not in ("\n", "\r"):
                 continue    # what follows would join the comment

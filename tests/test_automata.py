@@ -8,20 +8,37 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
+from automata import merging
 from automata.apta import APTA
 from automata.cli import main
 from automata.dfa import DFA
 from automata.generator import make_problem, random_walk, target_machine
 from automata.grid import Cell, cell_of_problem
-from automata.learn import learn
-from automata.learn import (FOLDS, VARIANTS, calibrate_threshold, learn_auto, stamina_options, variant_options,
-                            vote_parts)
-from automata import merging
+from automata.learn import (
+    FOLDS,
+    VARIANTS,
+    calibrate_threshold,
+    learn,
+    learn_auto,
+    stamina_options,
+    variant_options,
+    vote_parts,
+)
 from automata.merging import Hypothesis, TimeUp, edsm, edsm_python, rpni
-from automata.samples import (ContradictionError, FormatError, Sample, format_abbadingo, format_stamina,
-                              parse_abbadingo, parse_stamina, read_sample, split_distinct)
+from automata.samples import (
+    ContradictionError,
+    FormatError,
+    Sample,
+    format_abbadingo,
+    format_stamina,
+    parse_abbadingo,
+    parse_stamina,
+    read_sample,
+    split_distinct,
+)
 from automata.sat import colour
 from automata.vote import FEATURES, Vote, fit_combiner, load_model, model_from_text, vote_features
 

@@ -4,10 +4,23 @@ import math
 from dataclasses import replace
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from bench.calibration_fit import (INJECTED, Family, Labelled, Rated, _logistic, belief_weights, fit, fit_habits,
-                                   fit_habits_beside, habit_break, isotonic, least_beside)
+from bench.calibration_fit import (
+    INJECTED,
+    Family,
+    Labelled,
+    Rated,
+    _logistic,
+    belief_weights,
+    fit,
+    fit_habits,
+    fit_habits_beside,
+    habit_break,
+    isotonic,
+    least_beside,
+)
 from check.calibration import FAR_FLOOR, POOLED, Calibration, CalibrationError, Evidence, HabitBelief
 
 
@@ -99,7 +112,8 @@ def test_the_belief_is_fitted_on_the_primary_findings_and_a_rule_only_the_others
     both = belief_weights(findings, primary=primary)
     pooled = belief_weights(findings)
     assert {k: v for k, v in both.items() if "final-newline" not in k} == alone
-    assert pooled["score"] + pooled.get("rule-score:line-break", 0) < alone["score"] + alone.get("rule-score:line-break", 0)
+    assert (pooled["score"] + pooled.get("rule-score:line-break", 0)
+            < alone["score"] + alone.get("rule-score:line-break", 0))
     cal = Calibration({}, {}, weights=both)
     assert cal.belief("final-newline", 7.5) > 0 > cal.belief("final-newline", 3.5)
     # fit's primary findings are INJECTED's
@@ -191,7 +205,8 @@ def _large_dataset() -> list[Labelled]:
 ])
 def test_the_large_repositories_belief_reports_their_slips_within_what_both_beliefs_may_spend(bias, reported):
     families = {"injected": Family(100_000, 40, {"low": 0.0, "medium": 0.05, "high": 0.5}, {})}
-    first = HabitBelief({"bias": bias, "repo-repaired": -1.0}, ((0.0, 0.5),), {n: 3.0 for n in families["injected"].budgets})
+    first = HabitBelief({"bias": bias, "repo-repaired": -1.0}, ((0.0, 0.5),),
+                        {n: 3.0 for n in families["injected"].budgets})
     large = fit_habits_beside(_large_dataset(), families, first, {"injected", "large"})
     slip, anomaly, common = _evidence(100, 200_000), _evidence(100, 200_000, fo=1), _evidence(5000, 200_000, fo=4)
     assert large.belief(common) < large.belief(anomaly) < large.belief(slip)

@@ -7,9 +7,10 @@ import subprocess
 import sys
 
 import pytest
-from hypothesis import given, strategies as st
-
 from conftest import ROOT, TINY_JAVA, git_repo
+from hypothesis import given
+from hypothesis import strategies as st
+
 from evaluation.committime import CaseRun, gap_after_fix, matches, score, slip_key
 from formats.committime import Slip, read_set
 

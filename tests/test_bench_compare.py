@@ -3,12 +3,11 @@ import csv
 import subprocess
 
 import pytest
+from conftest import ROOT, TINY_JAVA
 
 from bench import compare
 from bench.compare import UsageError, main, parse_orders, parse_schemes
 from evaluation.tasks import TaskConfig, make_tasks
-
-from conftest import ROOT, TINY_JAVA
 
 
 @pytest.mark.parametrize("spec, expected", [
@@ -108,7 +107,7 @@ def test_reports_written_and_models_reused(capsys, tmp_path, tiny_corpus, eval_d
     built = {p: p.stat().st_mtime_ns for p in models.glob("*.bin")}
     corpora = {p: p.stat().st_mtime_ns for p in cache.glob("*.txt")}
     assert len(built) == 4 and len(corpora) == 2
-    from lm.model import ceilings_path   # each model bounds its repairs as bin/build-lm's models do
+    from lm.model import ceilings_path  # each model bounds its repairs as bin/build-lm's models do
     assert all(ceilings_path(p).is_file() for p in built)
 
     code, _, err = run(capsys, *argv)
@@ -140,7 +139,8 @@ def test_shim_reports_usage_error():
 
 
 def test_reports_round_trip_through_csv(tmp_path):
-    rows = [compare.Row(scheme, order, round(0.9 + order / 100, 6), 0.8, round(2.5 - order / 10, 6), 1.5, 900.0, 10.0, 5.0, 0.01,
+    rows = [compare.Row(scheme, order, round(0.9 + order / 100, 6), 0.8, round(2.5 - order / 10, 6), 1.5, 900.0, 10.0,
+                        5.0, 0.01,
                         40.0, f"m-{scheme}-{order}.bin", order == 3)
             for scheme in ("kind", "text") for order in (3, 4)]
     sig = "compare-orders|train:D1(2files,9tokens)|eval:v(4tasks)|orders:3-4|schemes:kind,text|workers:1"

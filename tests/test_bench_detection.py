@@ -4,10 +4,9 @@ import json
 import re
 
 import pytest
+from conftest import TINY_JAVA
 
 from bench.detection import main
-
-from conftest import TINY_JAVA
 
 
 def devset(root, name, held_out=False):
@@ -36,7 +35,8 @@ def test_tables_have_a_column_per_method(tmp_path, tiny_model, capsys):
     devset(tmp_path / "sets", "alpha")
     devset(tmp_path / "sets", "beta", held_out=True)
     doc = tmp_path / "detection.md"
-    doc.write_text("# Detection\n\nintro\n\n<!-- detection-bench -->\nSTALE TABLE\n<!-- /detection-bench -->\n\nafter\n")
+    doc.write_text("# Detection\n\nintro\n\n<!-- detection-bench -->\nSTALE TABLE\n<!-- /detection-bench -->\n"
+                   "\nafter\n")
     code = main(["--devsets", str(tmp_path / "sets"), "--model", str(tiny_model), "--methods", "file,folder",
                  "--workers", "1", "--docs", str(doc)])
     out = capsys.readouterr().out

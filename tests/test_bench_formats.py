@@ -1,10 +1,9 @@
 """bench/formats.py: KenLM's binary formats of one model, built, timed and scored (no time is asserted)."""
 import pytest
+from conftest import TINY_JAVA
 
 from bench.formats import VARIANTS, main
 from evaluation.tasks import TaskConfig, make_tasks
-
-from conftest import TINY_JAVA
 
 
 @pytest.mark.slow
@@ -24,7 +23,7 @@ def test_every_format_ranks_the_tasks(tmp_path, tiny_corpus, lmplz_available, ca
     same = {r[2].strip(): r[7].strip() for r in rows}
     assert same["probing -p 2"] == same["probing -p 1.5"] == same["trie"] == same["probing -p 3"] == "yes"
     assert all(0 < float(r[6]) <= 1 for r in rows)   # MRR
-    from lm.model import ceilings_path   # every variant bounds as bin/build-lm's models do
+    from lm.model import ceilings_path  # every variant bounds as bin/build-lm's models do
     assert all(ceilings_path(p).is_file() for p in out.glob("*.bin")) and len(list(out.glob("*.bin"))) == len(VARIANTS)
 
 

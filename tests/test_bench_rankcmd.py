@@ -2,11 +2,10 @@
 import subprocess
 
 import pytest
+from conftest import ROOT
 
 from bench import rankcmd
 from bench.compare import main as compare_main
-
-from conftest import ROOT
 
 
 def test_worktree_runs_bin_rank():
@@ -41,8 +40,9 @@ def test_unknown_revision(rev):
 
 
 def test_compare_orders_unknown_revision_exits_2(capsys, tmp_path, tiny_corpus):
-    from evaluation.tasks import TaskConfig, make_tasks
     from conftest import TINY_JAVA
+
+    from evaluation.tasks import TaskConfig, make_tasks
     make_tasks(sorted(TINY_JAVA.items()), tmp_path / "eval", TaskConfig(count=2, seed=0))
     code = compare_main(["--train", str(tiny_corpus), "--eval", str(tmp_path / "eval"), "--ranker", "nope"])
     err = capsys.readouterr().err

@@ -5,11 +5,12 @@ import subprocess
 import sys
 
 import pytest
+from test_evaluation_realslips import REFERENCE, tiny  # noqa: F401 (the fixture)
 
-from bench import check as check_bench, realslips
+from bench import check as check_bench
+from bench import realslips
 from evaluation.realslips import Counts, GapCounts, disagreements, score_set
 from formats.realslips import read_set
-from test_evaluation_realslips import REFERENCE, tiny  # noqa: F401 (the fixture)
 from unnatural import cli
 
 
@@ -21,7 +22,7 @@ def counts(found: int, kind: str = "space added") -> Counts:
 RESULTS = {"medium": {"alpha": counts(1), "beta": counts(3, "blank line added")}}
 
 
-def test_held_out_projects(tiny, monkeypatch):
+def test_held_out_projects(tiny, monkeypatch):   # noqa: F811 (the imported fixture)
     slips = read_set(tiny[0])
     assert realslips.held_out_projects("beta", slips) == ("beta",)
     assert realslips.held_out_projects("", slips) == ()
@@ -53,7 +54,7 @@ def test_the_kind_table_groups_the_kinds():
 
 
 @pytest.mark.slow
-def test_check_bench_realslips_on_a_tiny_set(tiny, tmp_path, monkeypatch, capsys):
+def test_check_bench_realslips_on_a_tiny_set(tiny, tmp_path, monkeypatch, capsys):   # noqa: F811 (the imported fixture)
     """bin/check itself on the tiny set, as `bin/check-bench --realslips` runs it: the table between its markers
     in the page beside the --docs page (realslips.DOCS), and the outputs it keeps scored alike by the project
     and by the reference scorer."""

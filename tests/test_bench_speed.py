@@ -7,12 +7,11 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from conftest import ROOT, TINY_JAVA
 
 from bench import floor, speed
 from bench.speed import Row, main, parse_size, targets
 from evaluation.tasks import TaskConfig, make_tasks
-
-from conftest import ROOT, TINY_JAVA
 
 
 @pytest.mark.parametrize("spec, chars", [("1K", 1024), ("4k", 4096), ("64K", 65536), ("300", 300), ("0.5K", 512),
@@ -39,7 +38,8 @@ def row(name, workers, files_per_s=300.0, ratio=2.5, ms=1.0, mib=500.0):
 @pytest.mark.parametrize("rows, expected", [
     ([row("validation", 1), row("validation", 2), row("jdk-4K", 1, ms=1.0), row("jdk-64K", 1, ms=1.15)],
      ["PASS", "PASS", "PASS", "PASS"]),
-    ([row("validation", 2, ratio=3.5), row("jdk-4K", 1, ms=1.0), row("jdk-64K", 1, ms=1.3), row("jdk-64K", 2, mib=1100)],
+    ([row("validation", 2, ratio=3.5), row("jdk-4K", 1, ms=1.0), row("jdk-64K", 1, ms=1.3),
+      row("jdk-64K", 2, mib=1100)],
      ["PASS", "FAIL", "FAIL", "FAIL"]),
     ([row("validation", 2), row("jdk-64K", 4, mib=3000)], ["PASS", "PASS", "n/a", "PASS"]),   # 2 workers' memory
     ([row("validation", 2, files_per_s=60, ratio=40), row("jdk-4K", 1, ms=1.0), row("jdk-64K", 1, ms=2.0),
@@ -154,7 +154,8 @@ def test_bench_writes_reports_and_caches_task_folders(capsys, tmp_path, tiny_mod
     for target in (">= 250 files/s", "<= 3x floor", "64K ms/1000 chars <= 1.2x 4K", "peak memory <= 1 GiB"):
         assert target in md
     assert md.count("| PASS |") + md.count("| FAIL |") == 5    # linearity: no 4K/64K classes here
-    for waited in ("interpreter alone", "on no file", "one small file", "its first ranked file", "bin/build-lm --order 6"):
+    for waited in ("interpreter alone", "on no file", "one small file", "its first ranked file",
+                   "bin/build-lm --order 6"):
         assert waited in md
     assert "one small file, default model, end to end <= 0.1 s" in md and "default model from corpora/ <= 20 s" in md
     assert "Random reads (bench/latency.py" in md and "over 128 MiB" in md
@@ -175,9 +176,11 @@ def test_sets_are_timed_in_turns_round_after_round(monkeypatch):
     character are compared, see the same machine (one set after the other, its speed had moved by 30%)."""
     from bench import speed
     calls = []
-    monkeypatch.setattr(speed, "floor_seconds", lambda folder: calls.append(("floor", folder.name)) or (2, 10, 1.0, 1.0))
+    monkeypatch.setattr(speed, "floor_seconds",
+                        lambda folder: calls.append(("floor", folder.name)) or (2, 10, 1.0, 1.0))
 
-    monkeypatch.setattr(speed, "timed_run", lambda args, env=None: calls.append(("rank", args[-1])) or speed.Run(1, 1, 1, 1, 0))
+    monkeypatch.setattr(speed, "timed_run",
+                        lambda args, env=None: calls.append(("rank", args[-1])) or speed.Run(1, 1, 1, 1, 0))
 
     class Ranker:
         env = None

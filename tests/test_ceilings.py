@@ -4,9 +4,10 @@ import shutil
 from array import array
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
-
 from conftest import ROOT, TINY_JAVA
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from lm.model import LanguageModel, ceilings_path
 from parsing.java import tokenize
 from parsing.schemes import get_scheme
@@ -17,8 +18,10 @@ needs_default = pytest.mark.skipif(not ceilings_path(DEFAULT_MODEL).exists(),
                                    reason="no default model with its ceilings (make demo builds them)")
 # real files, small: the tiny corpus's and a few of the shapes CodRep's validation files have
 FILES = [*TINY_JAVA.values(),
-         "class T {\n\tpublic static void main(String[] args) {\n\t\tSystem.out.println(\"x\" + args.length);\n\t}\n}\n",
-         "import java.util.*;\npublic class U{private Map<String,Integer> m=new HashMap<>();int f(){return m.size();}}\n"]
+         "class T {\n\tpublic static void main(String[] args) {\n"
+         "\t\tSystem.out.println(\"x\" + args.length);\n\t}\n}\n",
+         "import java.util.*;\n"
+         "public class U{private Map<String,Integer> m=new HashMap<>();int f(){return m.size();}}\n"]
 
 
 def streams(scorer: Scorer):

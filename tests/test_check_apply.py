@@ -6,7 +6,6 @@ import shutil
 import subprocess
 
 import pytest
-
 from conftest import ROOT, git_repo
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")

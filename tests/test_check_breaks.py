@@ -3,10 +3,11 @@ that weighs them (check/calibration.py; its fitting: tests/test_bench_calibratio
 import math
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from check.breaks import _columns
-from check.calibration import Calibration, Evidence, HabitBelief, POOLED, habit_features
+from check.calibration import POOLED, Calibration, Evidence, HabitBelief, habit_features
 
 BODY = "        int a{i} = {i};\n        if (a{i} > 0) {{\n            a{i}++;\n        }}\n"
 

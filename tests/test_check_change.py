@@ -6,7 +6,6 @@ import os
 import subprocess
 
 import pytest
-
 from conftest import ROOT, TINY_JAVA, git_repo
 
 OLD = TINY_JAVA["A.java"].replace("x = a + b;", "x = a + b ;")   # an old anomaly, line 8

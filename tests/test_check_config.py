@@ -5,9 +5,9 @@ import subprocess
 from dataclasses import replace
 
 import pytest
+from conftest import ROOT, git_repo
 
 from check.config import LEARN_METHODS, Config, ConfigError, excluded, load
-from conftest import ROOT, git_repo
 
 
 @pytest.mark.parametrize("rel, globs, out", [

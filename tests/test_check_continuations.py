@@ -4,7 +4,8 @@ whole, lines joined and blank lines."""
 import random
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evaluation.hand_slips import KINDS, inject
 from parsing.java import tokenize
@@ -12,7 +13,8 @@ from parsing.schemes import get_scheme
 from parsing.style import continuation_siblings, first_continuations
 from ranker.walk import StyleWalk
 
-CHAIN = ("class C{n} {{\n    int f{n}() {{\n        return foo{n}(a, b)\n            .bar()\n            .qux()\n            .baz(\n"
+CHAIN = ("class C{n} {{\n    int f{n}() {{\n        return foo{n}(a, b)\n            .bar()\n            .qux()\n"
+         "            .baz(\n"
          "                x,\n                y);\n    }}\n\n    int g{n}() {{\n        int v = 1;\n"
          "        if (v > 0) {{\n            v++;\n        }}\n        return v;\n    }}\n}}\n")
 

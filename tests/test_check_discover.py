@@ -3,9 +3,9 @@ import os
 from pathlib import Path
 
 import pytest
+from conftest import git_repo, unprivileged
 
 from check.discover import files_to_check
-from conftest import git_repo, unprivileged
 from formats.files import user_path
 from unnatural.cli import MAX_BYTES
 

@@ -1,10 +1,10 @@
 """bin/check's core: rules and messages of a repair, the calibration's confidence and least scores, and the
 engine on a real tiny model (findings that fix the file together, token-preserving, in original coordinates)."""
 import math
-from pathlib import Path
 
 import pytest
-from hypothesis import assume, given, settings, strategies as st
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from check.calibration import FAR_FLOOR, POOLED, Calibration, CalibrationError, Evidence, evidence_of
 from check.engine import CheckConfig, check_text
@@ -21,7 +21,8 @@ from check.rules import RULES, amount, describe, line_breaks
     ("\n      ", "\n        ", ";", "x", "indent", "expected 8 spaces of indentation before 'x', found 6 spaces"),
     ("\n\t\t", "\n\t", ";", "x", "indent", "expected 1 tab of indentation before 'x', found 2 tabs"),
     ("\n    ", "\n\t", ";", "x", "tab", "spaces in a tab-indented file: expected 1 tab of indentation, found 4 spaces"),
-    ("\n\t\t", "\n        ", ";", "x", "tab", "tab in a space-indented file: expected 8 spaces of indentation, found 2 tabs"),
+    ("\n\t\t", "\n        ", ";", "x", "tab",
+     "tab in a space-indented file: expected 8 spaces of indentation, found 2 tabs"),
     ("\n\t ", "\n\t", ";", "x", "tab", "indentation mixes tabs and spaces: expected 1 tab, found 1 tab and 1 space"),
     ("\n\n\n", "\n\n", "}", "class", "blank-lines", "2 blank lines before 'class', expected 1"),
     ("\n", "\n\n", "}", "class", "blank-lines", "no blank line before 'class', expected 1"),
@@ -52,7 +53,8 @@ def test_line_breaks_count_as_editors_do(gap, breaks):
     assert line_breaks(gap) == breaks
 
 
-@pytest.mark.parametrize("ws, text", [("", "none"), (" ", "1 space"), ("\t\t", "2 tabs"), ("\t  ", "1 tab and 2 spaces")])
+@pytest.mark.parametrize("ws, text",
+                         [("", "none"), (" ", "1 space"), ("\t\t", "2 tabs"), ("\t  ", "1 tab and 2 spaces")])
 def test_amounts(ws, text):
     assert amount(ws) == text
 
@@ -67,7 +69,8 @@ def test_a_broken_calibration_file_is_one_error(tmp_path, content):
         Calibration.load(p)
 
 
-CLEAN = "package p;\n\nclass A {\n    int x = 1;\n\n    void f(int a, int b) {\n        if (a > b) {\n            x = a + b;\n        }\n    }\n}\n"
+CLEAN = ("package p;\n\nclass A {\n    int x = 1;\n\n    void f(int a, int b) {\n        if (a > b) {\n"
+         "            x = a + b;\n        }\n    }\n}\n")
 
 
 @pytest.fixture
@@ -161,7 +164,8 @@ def test_the_engine_reads_the_original_tokens_off_its_first_ranking(checker, tex
     edits = _Edits(text, ranked.gap_texts, ranked.gap_starts)
     stream = tokenize(text)
     assert edits.token_texts() == stream.token_texts() and edits.token_count() == len(stream)
-    assert [edits.current_start(g) for g in range(len(stream) + 1)] == [stream.gap_start(g) for g in range(len(stream) + 1)]
+    gaps = range(len(stream) + 1)
+    assert [edits.current_start(g) for g in gaps] == [stream.gap_start(g) for g in gaps]
 
 
 @pytest.mark.parametrize("evidence, features", [
@@ -204,7 +208,8 @@ def _folder(tmp_path, texts, scheme="kind-units"):
     # `return  x`: 2 spaces between 'return' and a name twice in the file, 1 space once; once more in B (2
     # spaces), twice in C (1 space)
     (HABIT, OTHERS, True, dict(repo_observed=1, repo_repaired=2, file_observed=1, file_repaired=1)),
-    ("\ufeff" + HABIT, OTHERS, True, dict(repo_observed=1, repo_repaired=2, file_observed=1, file_repaired=1)),   # a BOM
+    ("\ufeff" + HABIT, OTHERS, True,
+     dict(repo_observed=1, repo_repaired=2, file_observed=1, file_repaired=1)),   # a BOM
     (HABIT, OTHERS[1:], True, dict(repo_observed=0, repo_repaired=2, file_observed=1, file_repaired=1)),
     (HABIT, OTHERS, False, dict(repo_observed=0, repo_repaired=0, file_observed=1, file_repaired=1)),   # --no-learn
     (HABIT.replace("return  y", "return y"), (), True,
@@ -301,13 +306,13 @@ SLIP = "class A {\n    int f(int a) {\n        int x = a ;\n        return x;\n 
 def test_the_repositorys_habit_lowers_a_findings_confidence(tmp_path):
     """The real default model and the shipped calibration: `a ;` is less believed in a repository whose other
     files write a space before ';' after a name too than in one whose files write none."""
-    from ranker.rank import Style
     scorer, scheme = _default_checker()
     cal = Calibration.load()
     cfg = CheckConfig({POOLED: 0.0}, max_findings=1, evidence_floor=cal.evidence_floor)
 
     def finding(habit: str):
-        others = [f"class B{i} {{\n    int g(int b) {{\n        int y = b{habit};\n        return y;\n    }}\n}}\n" for i in range(6)]
+        others = [f"class B{i} {{\n    int g(int b) {{\n        int y = b{habit};\n        return y;\n    }}\n}}\n"
+                  for i in range(6)]
         (tmp_path / f"h{len(habit)}").mkdir()
         paths = []
         for i, t in enumerate([SLIP, *others]):

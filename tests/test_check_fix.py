@@ -1,9 +1,9 @@
 """check/fix.py: repairs applied only when they keep the tokens, diffs that real `git apply` and `patch -p1`
 apply, and in-place writes that leave a file as it was when anything goes wrong (real read-only files and
 folders, a real full disk)."""
-import json
 import contextlib
 import dataclasses
+import json
 import os
 import shutil
 import stat
@@ -11,12 +11,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import TINY_JAVA, git_repo, unprivileged
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from check.findings import Finding
 from check.fix import apply, rebuild, repairs_to_apply, unified_diff, write_fixed
-from conftest import TINY_JAVA, git_repo, unprivileged
 from parsing.java import tokenize
 
 
@@ -452,7 +452,8 @@ def test_bin_check_learns_the_repository_with_each_method(tmp_path, tiny_model, 
     repo = tmp_path / "repo"
     repo.mkdir()
     for i in range(6):
-        (repo / f"R{i}.java").write_text(f"class R{i} {{\n\tint f{i}(int a) {{\n\t\tint x = a + {i};\n\t\treturn x;\n\t}}\n}}\n")
+        (repo / f"R{i}.java").write_text(f"class R{i} {{\n\tint f{i}(int a) {{\n\t\tint x = a + {i};\n\t\treturn "
+                                         f"x;\n\t}}\n}}\n")
     broken = (repo / "R0.java").read_text().replace("x = a", "x  = a")
     (repo / "R0.java").write_text(broken)
 

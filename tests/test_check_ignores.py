@@ -7,13 +7,14 @@ import shutil
 import subprocess
 
 import pytest
-from hypothesis import given, strategies as st
+from conftest import ROOT, git_repo
+from hypothesis import given
+from hypothesis import strategies as st
+from java_repo import CONSISTENT
 
 from check.findings import CheckedFile, Finding
 from check.ignores import RuleChoice, silence, suppressions
 from check.rules import RULES
-from conftest import ROOT, git_repo
-from java_repo import CONSISTENT
 
 CHECK = ROOT / "bin" / "check"
 DEFAULT_MODEL = ROOT / ".models" / "default-kind-units-o6.bin"

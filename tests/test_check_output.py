@@ -12,7 +12,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from check.calibration import Evidence
 from check.findings import CheckedFile, Finding, Summary
@@ -222,7 +223,8 @@ def test_json_round_trips_any_path_and_message(path, message):
 
 def test_json_writes_a_file_name_that_is_not_utf8():
     path = os.fsdecode(b"caf\xe9.java")
-    out, _ = run("json", [CheckedFile(path, "a ;\n", (Finding(path, 1, 2, 2, "space-before", "m", 0.5, 1.0, 1, " ", ""),))])
+    out, _ = run("json",
+                 [CheckedFile(path, "a ;\n", (Finding(path, 1, 2, 2, "space-before", "m", 0.5, 1.0, 1, " ", ""),))])
     assert os.fsencode(json.loads(out)["path"]) == b"caf\xe9.java"
 
 
@@ -423,7 +425,8 @@ def test_sarif_names_files_outside_the_root_and_errors(tmp_path, monkeypatch, sa
     f = Finding(outside, 1, 2, 2, "space-before", "m", 0.5, 1.0, 1, " ", "")
     g = Finding("x/y z.java", 1, 3, 3, "missing-space", "m", 0.5, 1.0, 2, "", " ")
     log = sarif([CheckedFile(outside, text, (f,)), CheckedFile("x/y z.java", text, (g,)),
-                 CheckedFile("B.java", None, error="B.java: not UTF-8")], sarif_validator, options=Options(root=tmp_path))
+                 CheckedFile("B.java", None, error="B.java: not UTF-8")], sarif_validator,
+                 options=Options(root=tmp_path))
     (run_,) = log["runs"]
     a, b = (r["locations"][0]["physicalLocation"] for r in run_["results"])
     # outside the root and any repository: relative to the root all the same (no local path)

@@ -11,7 +11,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import ROOT
 from java_repo import slip, write_repository
 
@@ -155,6 +154,7 @@ def test_the_hook_stops_a_real_slipped_commit_and_passes_a_clean_edit_of_a_file_
     before it, with this repository's hook installed: `git commit` of the commit's change is stopped, naming
     the slip; a comment added to a file whose old whitespace a whole-file check reports goes through."""
     from conftest import data_path
+
     from formats.committime import read_set
     commits = read_set(data_path("committime"))
     found = _found_case(commits, tmp_path / "cases")

@@ -7,9 +7,9 @@ import subprocess
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings, strategies as st
-
 from conftest import ROOT, git_repo
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

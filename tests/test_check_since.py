@@ -1,11 +1,10 @@
 """check/since.py: the lines changed since a git revision, in a real temporary repository."""
-import os
 from pathlib import Path
 
 import pytest
+from conftest import git_repo
 
 from check.since import SinceError, changed_lines, is_changed, parse_diff
-from conftest import git_repo
 
 BASE = "".join(f"line {i}\n" for i in range(1, 11))
 

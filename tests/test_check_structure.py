@@ -2,7 +2,8 @@
 each is from its block's header, and the lines the file indents otherwise than its habit."""
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from check.structure import expected_indent, off_habit, statement_lines
 
@@ -37,7 +38,8 @@ def _lines(text: str) -> dict[str, tuple[str, int]]:
      "case 1:", "label", 0),
     ("class A {\n    void f() {\n        switch (x) {\n        case 1:\n            a();\n        }\n    }\n}\n",
      "a();", "after-label", 4),
-    ("class A {\n    void f() {\n        g(x -> {\n                a();\n        });\n    }\n}\n", "a();", "statement", 8),
+    ("class A {\n    void f() {\n        g(x -> {\n                a();\n        });\n    }\n}\n", "a();",
+     "statement", 8),
     ("class A {\n    @Deprecated\n    void f() {\n        a();\n    }\n}\n", "a();", "statement", 4),
     ("class A {\n    void f() {\n        for (a();\n                b(); ) {\n            c();\n        }\n    }\n}\n",
      "c();", "statement", 4),                                                        # a head's clause on its own line
@@ -131,8 +133,9 @@ def test_the_last_target_before_a_query_at_its_level(targets, queries, inclusive
 
 
 def _same_as_numpy(text: str):
-    from check.structure import _structure
     from reference_structure import structure
+
+    from check.structure import _structure
     ids, _, starts, _ = _walk(text)
     assert [a.tolist() for a in _structure(ids, starts)] == [a.tolist() for a in structure(ids, starts)]
 

@@ -20,7 +20,8 @@ def _quiet_tokens(text):
     ("class A {\n/* CHECKSTYLE:OFF */ int x;\n/* CHECKSTYLE:ON */ }", ["int", "x", ";", "/* CHECKSTYLE:ON */"]),
     ("class A {\n// spotless:off\nint x; }", ["int", "x", ";", "}", ""]),                      # to the end
     ('class A { String s = "@formatter:off"; int x; }', []),                                 # a string is no comment
-    ("class A {\n// @formatter:on\nint x;\n// @formatter:off\n}", ["}", ""]),                  # an on alone does nothing
+    ("class A {\n// @formatter:on\nint x;\n// @formatter:off\n}",
+     ["}", ""]),                  # an on alone does nothing
 ])
 def test_quiet_gaps_lie_between_an_off_comment_and_the_next_on(text, expected):
     assert _quiet_tokens(text) == expected
@@ -46,7 +47,8 @@ def checker(tiny_model):
 
 @pytest.mark.parametrize("text, found", [
     (BROKEN, True),
-    (BROKEN.replace("        x = a + b ;", "        // @formatter:off\n        x = a + b ;\n        // @formatter:on"), False),
+    (BROKEN.replace("        x = a + b ;",
+                    "        // @formatter:off\n        x = a + b ;\n        // @formatter:on"), False),
     (BROKEN.replace("    void f", "    // @formatter:off\n    // @formatter:on\n    void f"), True),
 ])
 def test_the_engine_reports_nothing_where_checking_is_off(checker, text, found):

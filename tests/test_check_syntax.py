@@ -16,7 +16,7 @@ def test_the_first_syntax_error_line(text, line):
 
 
 @needs_model
-def test_a_file_that_does_not_parse_is_named_with_its_line(repo):
+def test_a_file_that_does_not_parse_is_named_with_its_line(repo):   # noqa: F811 (the imported fixture)
     broken = EXAMPLE.replace("{first}", "").replace("count += step; ", "count += ;")
     (repo / "src" / "Example.java").write_text(broken)
     out = check(repo, *MIN_SCORE, "src/Example.java")

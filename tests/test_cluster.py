@@ -15,7 +15,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, TINY_JAVA, run_rank
 
 from unnatural.cluster import ClusterError, batch_size, parse_address
@@ -69,7 +68,8 @@ def test_an_unreachable_scheduler_is_one_line_and_exit_2(tmp_path, monkeypatch):
     code, out, err = run_build_lm(["--quiet", "--cluster", "tcp://127.0.0.1:1", "--output", str(tmp_path / "m.bin"),
                                    str(tmp_path)])
     assert code == 2 and out == "" and not (tmp_path / "m.bin").exists()
-    assert err.startswith("build-lm: error: cannot reach the Dask scheduler at tcp://127.0.0.1:1") and err.count("\n") == 1
+    assert err.startswith("build-lm: error: cannot reach the Dask scheduler at tcp://127.0.0.1:1")
+    assert err.count("\n") == 1
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -91,7 +91,8 @@ def test_batch_sizes(items, workers, expected):
 def test_shards_are_consecutive_and_balanced_by_bytes():
     from formats.sources import SourceEntry
     from lm.cluster import cut
-    entries = [SourceEntry("s", f"f{i}", "java", f"f{i}", size) for i, size in enumerate([5, 5, 5, 5, 40, 5, 5, 5, 5, 0])]
+    entries = [SourceEntry("s", f"f{i}", "java", f"f{i}", size)
+               for i, size in enumerate([5, 5, 5, 5, 40, 5, 5, 5, 5, 0])]
     shards = cut(entries, workers=1)   # 80 bytes, 4 shards a worker: about 20 bytes each
     assert [e for s in shards for e in s.entries] == entries
     assert [s.bytes for s in shards] == [20, 40, 20]
@@ -102,9 +103,10 @@ def test_shards_are_consecutive_and_balanced_by_bytes():
 def test_style_counts_pickle_into_another_process(tmp_path):
     """A folder's style counts go to cluster workers pickled: their keys are hashes of the symbols' texts,
     the same in every process, whatever integer ids each has interned."""
+    from conftest import stream_counts
+
     from parsing.java import tokenize
     from parsing.schemes import get_scheme
-    from conftest import stream_counts
     from ranker.cache import REACHES
     from ranker.symbols import symbol_ids
     scheme = get_scheme("kind-units")
@@ -114,7 +116,8 @@ def test_style_counts_pickle_into_another_process(tmp_path):
     (tmp_path / "counts.pickle").write_bytes(pickle.dumps(counts))
 
     def context(syms, i):   # the tokens a side of the first wide level, '|' past the ends
-        return tuple(syms[j] if 0 <= j < len(syms) else "|" for j in range(i - 2 * REACHES[0] + 1, i + 2 * REACHES[0], 2))
+        return tuple(syms[j] if 0 <= j < len(syms) else "|" for j in range(i - 2 * REACHES[0] + 1,
+                                                                           i + 2 * REACHES[0], 2))
     probes = sorted({(context(syms, i), syms[i]) for syms in streams for i in range(0, len(syms), 2)})
     here = [counts.count(tuple(ctx), s) for ctx, s in probes]
     code = ("import pickle, sys, json\n"
@@ -204,6 +207,7 @@ def cluster():
 
     import cloudpickle
     import distributed
+
     from unnatural.cluster import ALLOWED_FAILURES
     cloudpickle.register_pickle_by_value(sys.modules[__name__])   # the workers need not import this test
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
@@ -263,7 +267,6 @@ def test_a_shard_that_fails_twice_stops_the_build_unless_allowed(tmp_path, clust
     whose hashing was queued on both dying workers fails twice too (its files are then missing, duplicates
     included, as their contents were never read): the build may stop at that shard, and no file may be lost
     unlisted."""
-    from lm.cli import main as build_lm
     address, client = cluster
     sources = make_corpus(tmp_path)
     marker = tmp_path / "deaths"
@@ -289,6 +292,7 @@ def test_a_shard_that_fails_twice_stops_the_build_unless_allowed(tmp_path, clust
 def run_build_lm(argv):
     import io
     from contextlib import redirect_stderr, redirect_stdout
+
     from lm.cli import main as build_lm
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
@@ -346,7 +350,8 @@ def tagged_processes(tag: str) -> list[int]:
 # ------------------------------------------------------------------------------------------- ranking
 
 @pytest.mark.slow
-@pytest.mark.parametrize("options", [[], ["--adapt", "folder", "--explain"], ["--adapt", "folder-strict", "--top", "5"]])
+@pytest.mark.parametrize("options",
+                         [[], ["--adapt", "folder", "--explain"], ["--adapt", "folder-strict", "--top", "5"]])
 def test_rank_on_the_cluster_prints_the_local_output(tmp_path, tiny_model, options):
     """bin/rank --cluster local:2: the same lines in the same order as the forked workers, an unreadable
     file reported the same way too."""

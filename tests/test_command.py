@@ -8,8 +8,8 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import ROOT
+
 from unnatural import __version__, cli
 from unnatural.command import COMMANDS, RESEARCH_ONLY
 

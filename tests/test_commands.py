@@ -6,7 +6,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import ROOT
 
 COMMANDS = sorted(p.name for p in (ROOT / "bin").iterdir() if not p.name.startswith("_") and p.name != "setup-debian")
@@ -30,6 +29,7 @@ def test_help_is_as_wide_as_argparse_makes_it(columns, monkeypatch):
     """unnatural.cli hands argparse's formatter the terminal's width (argparse would import shutil for it): the
     same help, wrapped at the same width, with $COLUMNS set, unset (no terminal in tests: 80) or not a number."""
     import argparse
+
     from unnatural import cli
     monkeypatch.setenv("COLUMNS", columns)
     ours = cli.parser("x", "A command.")
@@ -67,7 +67,8 @@ def test_bad_input_is_one_error_line(tmp_path):
     """A fatal error, from a few commands: one line in the convention, exit 2."""
     for argv in (["rank", "--model", tmp_path / "none.bin", tmp_path], ["rank-lines", "--model", tmp_path, tmp_path],
                  ["build-lm", tmp_path / "missing"], ["make-tasks", "--output", tmp_path / "o", tmp_path / "missing"],
-                 ["evaluate", "codrep2019", "-p", tmp_path / "absent"], ["stamina", "label", tmp_path / "m", tmp_path / "t"],
+                 ["evaluate", "codrep2019", "-p", tmp_path / "absent"],
+                 ["stamina", "label", tmp_path / "m", tmp_path / "t"],
                  ["analyze-errors", tmp_path, "--predictions", tmp_path / "absent"]):
         r = run(*argv)
         assert r.returncode == 2 and r.stderr.startswith(f"{argv[0]}: error: "), (argv, r.stderr)

@@ -7,7 +7,6 @@ import re
 import subprocess
 
 import pytest
-
 from conftest import ROOT
 
 DOCS = ROOT / "docs"
@@ -44,7 +43,8 @@ def records(text: str) -> list[str]:
         if line.lstrip().startswith("```"):
             fenced = not fenced
         elif not fenced and (RECORD_HEADING.match(line)
-                             or RECORD_OPENER.match(line.lstrip()) and (not previous.strip() or line.lstrip()[:1] in "-*")):
+                             or RECORD_OPENER.match(line.lstrip())
+                             and (not previous.strip() or line.lstrip()[:1] in "-*")):
             found.append(line)
         previous = line
     return found

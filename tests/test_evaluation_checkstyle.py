@@ -3,11 +3,20 @@ import shutil
 
 import pytest
 
-from evaluation.checkstyle import (SHIPPED, Checkstyle, CheckstyleError, Violation, config_path,
-                                   new_violations, original_lines, properties)
+from evaluation.checkstyle import (
+    SHIPPED,
+    Checkstyle,
+    CheckstyleError,
+    Violation,
+    config_path,
+    new_violations,
+    original_lines,
+    properties,
+)
 from parsing.style import SPACES, TAB
 
-needs_checkstyle = pytest.mark.skipif(shutil.which("checkstyle") is None, reason="checkstyle not installed (make setup)")
+needs_checkstyle = pytest.mark.skipif(shutil.which("checkstyle") is None,
+                                      reason="checkstyle not installed (make setup)")
 
 
 @pytest.mark.parametrize("line, edited_line, added, expected", [

@@ -34,6 +34,7 @@ def test_signature_line():
 def test_the_version_is_written_once():
     """pyproject.toml takes the version from unnatural/__init__.py; the installed metadata agrees."""
     import importlib.metadata
+
     import unnatural
     tomllib = pytest.importorskip("tomllib")
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
@@ -56,7 +57,8 @@ def test_list_prints_the_registry(capsys):
 def test_every_plur_dataset_is_evaluated_by_the_cli(dataset, tmp_path, capsys):
     (tmp_path / "p").write_text("a b\tc\n")
     (tmp_path / "t").write_text("a b\n")
-    argv = ["plur", "--dataset", dataset, "--prediction_file", str(tmp_path / "p"), "--target_file", str(tmp_path / "t")]
+    argv = ["plur", "--dataset", dataset, "--prediction_file", str(tmp_path / "p"), "--target_file",
+            str(tmp_path / "t")]
     assert cli.main(argv + ["--top", "2"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[-1].startswith(f"evaluate:plur|dataset:{dataset}|top_n:2|") and len(out) >= 2

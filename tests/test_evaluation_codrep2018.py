@@ -3,13 +3,13 @@ import math
 from pathlib import Path
 
 import pytest
+from conftest import make_dataset
+from conftest import run_evaluate as run
 
 from evaluation import codrep2018
+from evaluation.common import InputError
 from formats import codrep2018 as c18
 from formats.files import normalize_path
-from evaluation.common import InputError
-
-from conftest import make_dataset, run_evaluate as run
 
 DATA = Path(__file__).resolve().parent.parent / ".data" / "codrep2018"
 

@@ -4,15 +4,15 @@ import os
 from pathlib import Path
 
 import pytest
+from conftest import make_folder
+from conftest import run_evaluate as run
 from hypothesis import given
 from hypothesis import strategies as st
 
 from evaluation import cli, codrep2019
+from evaluation.common import InputError, version
 from formats import codrep2019 as c19
 from formats.files import normalize_path
-from evaluation.common import InputError, version
-
-from conftest import make_folder, run_evaluate as run
 
 DATA = Path(__file__).resolve().parent.parent / ".data" / "codrep2019"
 

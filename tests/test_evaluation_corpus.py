@@ -2,6 +2,7 @@
 import json
 
 from conftest import make_bodies_dataset
+
 from evaluation import corpus
 
 

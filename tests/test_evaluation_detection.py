@@ -3,13 +3,22 @@ import json
 import math
 
 import pytest
+from conftest import run_evaluate
 
-from evaluation.detection import (ALL, CleanFile, Finding, TaskFile, auc, by_project, detection_scores,
-                                  parse_findings, read_sets, sweep)
+from evaluation.detection import (
+    ALL,
+    CleanFile,
+    Finding,
+    TaskFile,
+    auc,
+    by_project,
+    detection_scores,
+    parse_findings,
+    read_sets,
+    sweep,
+)
 from formats.codrep2019 import InjectedEdit, MadeTask, write_task_folder
 from formats.files import InputError
-
-from conftest import run_evaluate
 
 
 @pytest.mark.parametrize("pos, neg, expected", [
@@ -78,7 +87,8 @@ def test_sweep_matches_scores_at_each_threshold():
     assert [p.threshold for p in points] == [5.0, 4.0, 3.0, 2.0, 1.0]
     for p in points:
         s = detection_scores(FINDINGS, TASKS, CLEAN, p.threshold)
-        assert (p.findings, p.precision, p.recall, p.false_per_kloc) == (s.findings, s.precision, s.recall, s.false_per_kloc)
+        assert (p.findings, p.precision, p.recall, p.false_per_kloc) == (s.findings, s.precision, s.recall,
+                                                                         s.false_per_kloc)
 
 
 @pytest.mark.parametrize("line, message", [
@@ -108,7 +118,8 @@ def test_evaluate_detection_end_to_end(tmp_path, monkeypatch, capsys):
     findings = [{"path": str(folder / "0.txt"), "offset": 19, "score": 4.2},
                 {"path": str(folder / "clean" / "0.java"), "offset": 5, "score": 1.0}]
     stdin = "\n".join(json.dumps(f) for f in findings) + "\n"
-    status, out, err = run_evaluate(["detection", "--tasks", str(folder), "--threshold", "1"], stdin, monkeypatch, capsys)
+    status, out, err = run_evaluate(["detection", "--tasks", str(folder), "--threshold", "1"], stdin,
+                                    monkeypatch, capsys)
     assert status == 0, err
     lines = dict(l.split(": ", 1) for l in out.splitlines() if ": " in l)
     assert lines["tasks"] == "1" and lines["clean files"] == "2" and lines["clean lines"] == "7"
@@ -121,7 +132,8 @@ def test_evaluate_detection_sweep_writes_csv_and_png(tmp_path, monkeypatch, caps
     folder = make_set(tmp_path)
     stdin = json.dumps({"path": str(folder / "0.txt"), "offset": 19, "score": 4.2}) + "\n"
     prefix = tmp_path / "pr"
-    status, out, err = run_evaluate(["detection", "--tasks", str(folder), "--sweep", str(prefix)], stdin, monkeypatch, capsys)
+    status, out, err = run_evaluate(["detection", "--tasks", str(folder), "--sweep", str(prefix)], stdin,
+                                    monkeypatch, capsys)
     assert status == 0, err
     assert (tmp_path / "pr.csv").read_text().splitlines()[1].startswith("4.2,1,1.0,1.0,")
     assert (tmp_path / "pr.png").read_bytes()[:4] == b"\x89PNG"

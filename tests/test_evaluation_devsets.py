@@ -1,6 +1,5 @@
 """evaluation/devsets.py: what a development set holds (one version of each class, projects by package)."""
 import pytest
-
 from conftest import make_bodies_dataset
 
 from evaluation import devsets

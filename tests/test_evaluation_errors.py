@@ -1,12 +1,11 @@
 import json
 
 import pytest
+from conftest import TINY_JAVA
 
 from evaluation.edits import find_edit
 from evaluation.errors import group_failures, outcomes, repair_exactness
 from evaluation.tasks import TaskConfig, make_tasks
-
-from conftest import TINY_JAVA
 
 
 @pytest.mark.parametrize("task, base, kind, char", [
@@ -39,7 +38,8 @@ def test_failures_are_grouped_and_exactness_checked(tmp_path):
     from parsing.java import tokenize
     text0 = (folder / "0.txt").read_text()
     gap = next(i for i in range(len(tokenize(text0)) + 1) if tokenize(text0).gap_start(i) == truth[0]["gap_start"] - 1)
-    good = {"path": paths[0], "offset": answers[0], "gap": gap, "observed": truth[0]["edited"], "repaired": truth[0]["original"]}
+    good = {"path": paths[0], "offset": answers[0], "gap": gap, "observed": truth[0]["edited"],
+            "repaired": truth[0]["original"]}
     assert repair_exactness(folder, [good]).exact == 1
     bad = dict(good, repaired=truth[0]["original"] + "\t")
     ex = repair_exactness(folder, [bad])

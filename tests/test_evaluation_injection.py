@@ -2,13 +2,12 @@
 import random
 
 import pytest
+from conftest import TINY_JAVA
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evaluation.injection import CODREP2019_MIX, EDIT_KINDS, any_edit, candidates, quotas
 from parsing.java import tokenize
-
-from conftest import TINY_JAVA
 
 
 def tokens(text):

@@ -3,10 +3,10 @@ names it after, in the development set's mix; and bin/make-tasks' `real` mix."""
 import random
 
 import pytest
-
 from conftest import data_path
-from evaluation.real_edits import REAL_EDITS, REAL_MIX, mix_of, real_candidates
+
 from evaluation.injection import quotas
+from evaluation.real_edits import REAL_EDITS, REAL_MIX, mix_of, real_candidates
 from evaluation.tasks import TaskConfig, make_tasks
 from formats.codrep2019 import read_answers
 from formats.realslips import changed_gaps, read_set

@@ -13,7 +13,8 @@ from formats.codrep2019 import read_answers, read_jsonl
 from parsing.java import tokenize
 from parsing.style import SPACES
 
-needs_checkstyle = pytest.mark.skipif(shutil.which("checkstyle") is None, reason="checkstyle not installed (make setup)")
+needs_checkstyle = pytest.mark.skipif(shutil.which("checkstyle") is None,
+                                      reason="checkstyle not installed (make setup)")
 
 
 def java_files(n: int, indent: str = "    ") -> list[tuple[str, str]]:
@@ -94,7 +95,8 @@ def test_make_tasks_command_end_to_end(tmp_path, capsys):
     for name, text in java_files(12):
         (src / name.split("/")[1]).write_text(text)
     out = tmp_path / "out"
-    assert make_tasks_main(["--checkstyle", "whitespace", "--count", "5", "--clean", "4", "--quiet", str(src), str(out)]) == 0
+    assert make_tasks_main(["--checkstyle", "whitespace", "--count", "5", "--clean", "4", "--quiet", str(src),
+                            str(out)]) == 0
     err = capsys.readouterr().err
     assert "5 tasks" in err and "4 clean files" in err and "4sp indentation" in err
     assert len(list((out / "clean").glob("*.java"))) == 4 and len(read_answers(str(out))) == 5

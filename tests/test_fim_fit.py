@@ -6,11 +6,11 @@ from contextlib import redirect_stderr, redirect_stdout
 
 import numpy as np
 import pytest
-
 from conftest import ROOT
+from test_fim_predict import JAVA_FILE, build_model, write_tasks
+
 from fim import fit
 from fim.ngram import FEATURES
-from test_fim_predict import JAVA_FILE, build_model, write_tasks
 
 COLUMN = {f: 1 + i for i, f in enumerate(FEATURES)}
 
@@ -87,7 +87,8 @@ def test_fim_fit_end_to_end(tmp_path, tiny_corpus, lmplz_available):
     tasks, _ = write_tasks(tmp_path, "D.java", JAVA_FILE, [1, 2, 3, 8, 9, 10])
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
-        code = fit.main(["--model", str(model), "--workers", "1", "--quiet", "--l2", "1,10", "--valid", str(tasks), str(tasks)])
+        code = fit.main(["--model", str(model), "--workers", "1", "--quiet", "--l2", "1,10", "--valid", str(tasks),
+                         str(tasks)])
     assert code == 0, err.getvalue()
     lines = out.getvalue().splitlines()
     assert lines[0] == "l2\ttrain\tvalid" and [x.split("\t")[0] for x in lines[1:3]] == ["1", "10"]

@@ -5,8 +5,8 @@ import json
 import os
 
 import pytest
-
 from conftest import run_fim
+
 from fim.records import first_code_line
 
 FIM = ["<fim_prefix>", "<fim_suffix>", "<fim_middle>"]
@@ -30,7 +30,7 @@ def build_tiny_model(folder, fim_tokens=True):
     """A character-level tokenizer (with the FIM tokens as special tokens) and a 1-layer GPT-2 of width 8."""
     transformers = pytest.importorskip("transformers", reason="transformers is not installed (pip install -e '.[fim]')")
     pytest.importorskip("torch", reason="torch is not installed (pip install -e '.[fim]')")
-    from tokenizers import Tokenizer, models, pre_tokenizers, decoders
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
 
     specials = [EOT] + (FIM if fim_tokens else [])
     chars = [chr(c) for c in range(32, 127)] + ["\n", "\t"]
@@ -76,7 +76,8 @@ def test_tiny_fim_model_end_to_end(tmp_path, tasks_file, monkeypatch):
     ids = predictor.prompt_ids(task)
     vocab = predictor.tokenizer.get_vocab()
     assert ids[0] == vocab["<fim_prefix>"] and ids[-1] == vocab["<fim_middle>"]
-    assert predictor.tokenizer.decode(ids) == "<fim_prefix>" + task.prefix + "<fim_suffix>" + task.suffix + "<fim_middle>"
+    assert (predictor.tokenizer.decode(ids)
+            == "<fim_prefix>" + task.prefix + "<fim_suffix>" + task.suffix + "<fim_middle>")
     raw = predictor.generate(task)
     assert predictor.generate(task) == raw          # greedy: the same every time
     assert any(token in raw for token in FIM)     # the random model emits FIM tokens: the fills must not

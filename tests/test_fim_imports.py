@@ -3,17 +3,24 @@ of the corpus index's lines (fim.index): case tables, and the candidates they gi
 import json
 
 import pytest
-
 from conftest import run_fim
-from fim.imports import (ImportTable, bound_names, declared_imports, file_names, import_package, is_import,
-                         order_agreement)
+from test_fim_predict import text_model  # noqa: F401 (a fixture: a tiny Java 'text' model)
+
+from fim.imports import (
+    ImportTable,
+    bound_names,
+    declared_imports,
+    file_names,
+    import_package,
+    is_import,
+    order_agreement,
+)
 from fim.index import LineIndex, build_index
 from fim.layout import pieces
 from fim.project import ProjectLines, line_names
 from fim.tasks import FimTask, line_spans, task_at
 from parsing.languages import get_language
 from parsing.schemes import get_scheme
-from test_fim_predict import text_model  # noqa: F401 (a fixture: a tiny Java 'text' model)
 
 
 @pytest.mark.parametrize("language, line, names", [
@@ -166,7 +173,7 @@ class Other {
 
 @pytest.mark.slow
 @pytest.mark.parametrize("line, middle", [(3, "import java.util.Map;"), (0, "package app;")])
-def test_missing_import_and_package_lines_are_predicted(tmp_path, text_model, line, middle):
+def test_missing_import_and_package_lines_are_predicted(tmp_path, text_model, line, middle):   # noqa: F811 (the imported fixture)
     """The file uses Map without importing it, and another file of the project imports it; the file has no
     package line, and the other file is in package app and is used by it, unimported."""
     records = []

@@ -6,10 +6,11 @@ import json
 from contextlib import redirect_stdout
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from conftest import run_fim
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evaluation import cli as evaluate_cli
-from conftest import run_fim
 from fim.layout import feed, new_layout, pieces
 from fim.tasks import line_spans, task_at
 from parsing.schemes import get_scheme
@@ -32,7 +33,8 @@ PY_CORPUS = {
     "a.py": "def f(x):\n    if x:\n        return x + 1\n    return 0\n",
     "b.py": "import os\n\n\ndef g(path):\n    if os.path.exists(path):\n        return path\n    return None\n",
 }
-PY_FILE = "def h(y):\n    if y:\n        return y + 1\n    return 0\n\n\ndef k(y):\n    if y:\n        return y + 1\n    return 0\n"
+PY_FILE = ("def h(y):\n    if y:\n        return y + 1\n    return 0\n\n\n"
+           "def k(y):\n    if y:\n        return y + 1\n    return 0\n")
 
 
 def build_model(out, corpus, scheme):

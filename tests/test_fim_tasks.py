@@ -5,8 +5,8 @@ import json
 import pytest
 
 from fim import tasks_cli
-from formats.files import InputError
 from fim.tasks import SkipRules, eligible_lines, line_spans, read_tasks
+from formats.files import InputError
 from parsing.languages import get_language
 
 JAVA = """package p;

@@ -3,12 +3,11 @@ import os
 from pathlib import Path
 
 import pytest
+from conftest import make_dataset
 
 from formats import codrep2018 as c18
 from formats.codrep2018 import TaskError, parse_task, read_solution, task_body, task_paths
 from formats.files import InputError
-
-from conftest import make_dataset
 
 
 @pytest.mark.parametrize("task, body", [

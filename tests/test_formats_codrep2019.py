@@ -1,16 +1,12 @@
 """formats/codrep2019.py: answers, near-duplicate voting, the task folder writer."""
-import json
-import random
 
 import pytest
+from conftest import TINY_JAVA, make_folder
 
+from evaluation.tasks import TaskConfig, make_tasks
 from formats import codrep2019 as c19
 from formats.codrep2019 import InjectedEdit, MadeTask, TaskFolderError, majority_text
-from evaluation.tasks import TaskConfig, make_tasks
 from formats.files import InputError
-from parsing.java import tokenize
-
-from conftest import TINY_JAVA, make_folder
 
 
 def _made(n: int, kind: str = "insert tab") -> MadeTask:
@@ -25,7 +21,8 @@ def test_write_task_folder_writes_tasks_answers_truth_and_clean_files(tmp_path):
     assert (out / "out.txt").read_text() == "20\n21\n"
     truth = c19.read_jsonl(out / "truth.jsonl")
     assert [t["task"] for t in truth] == ["0.txt", "1.txt"]
-    assert truth[0]["project"] == "p" and truth[0]["checkstyle"] == "a message [Check]" and truth[0]["source"] == "src/0.java"
+    assert truth[0]["project"] == "p" and truth[0]["checkstyle"] == "a message [Check]"
+    assert truth[0]["source"] == "src/0.java"
     assert (out / "clean" / "0.java").read_text() == "class C {}\n"
     assert c19.read_jsonl(out / "clean.jsonl") == [{"file": "clean/0.java", "source": "src/c.java", "project": "p"}]
     assert c19.read_answers(str(out)) == {str(out / "0.txt"): 20, str(out / "1.txt"): 21}

@@ -2,12 +2,23 @@
 import json
 
 import pytest
-from hypothesis import given, settings, strategies as st
-
 from conftest import data_path
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from formats.files import InputError
-from formats.realslips import (END_OF_FILE, KINDS, Change, CleanFile, Gap, changed_gaps, classify, gap_record,
-                               gap_texts, read_set, whatever_the_taste)
+from formats.realslips import (
+    END_OF_FILE,
+    KINDS,
+    Change,
+    CleanFile,
+    changed_gaps,
+    classify,
+    gap_record,
+    gap_texts,
+    read_set,
+    whatever_the_taste,
+)
 
 BEFORE = "class A {\n    int x = 1;\n  int y= 2;\n}\n"
 AFTER = "class A {\n    int x = 1;\n    int y = 2;\n}\n"

@@ -2,11 +2,10 @@
 import zipfile
 
 import pytest
+from conftest import TINY_JAVA
 
 from formats.files import InputError
 from formats.sources import SourceError, files_to_rank, iter_raw, shape_of
-
-from conftest import TINY_JAVA
 
 
 def make_sources(root):

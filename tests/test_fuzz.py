@@ -6,9 +6,10 @@ are marked slow."""
 import re
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
-
 from conftest import TINY_JAVA
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from formats.files import InputError, decode
 from parsing.java import tokenize
 from parsing.offsets import line_col

@@ -133,7 +133,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.skipif(not (ROOT / ".models/default-c-o6.bin").exists() or
-                    not (ROOT / ".models/default-kind-units-o6.bin").exists(), reason="no default C model ('make models')")
+                    not (ROOT / ".models/default-kind-units-o6.bin").exists(),
+                    reason="no default C model ('make models')")
 def test_rank_reads_each_file_in_its_language(tmp_path):
     import subprocess
     (tmp_path / "A.java").write_text("class A {\n    int x;\n\tint y;\n}\n")

@@ -4,7 +4,6 @@ import os
 import subprocess
 
 import pytest
-
 from conftest import ROOT
 
 pytestmark = pytest.mark.skipif(not (ROOT / ".venv" / "bin" / "python").exists(), reason="no .venv")

@@ -6,10 +6,10 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import ROOT
 
-LAYERS = [("unnatural",), ("parsing",), ("formats",), ("lm",), ("ranker", "lines", "automata", "fim"), ("check",), ("evaluation",),
+LAYERS = [("unnatural",), ("parsing",), ("formats",), ("lm",), ("ranker", "lines", "automata", "fim"), ("check",),
+          ("evaluation",),
           ("bench",)]
 LAYER = {package: level for level, packages in enumerate(LAYERS) for package in packages}
 

@@ -8,8 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lines.features import (CHEAP_NAMES, cheap_features, line_tokens, parse_errors, prepare,
-                            window_symbols, window_texts)
+from lines.features import CHEAP_NAMES, cheap_features, line_tokens, parse_errors, prepare, window_symbols, window_texts
 from lines.model import order_lines
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -3,6 +3,7 @@ import json
 from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
+from conftest import TINY_JAVA
 
 from formats.sources import RawFile, iter_raw
 from lm.cli import main as build_lm
@@ -10,8 +11,6 @@ from lm.corpus import write_corpus
 from lm.model import LanguageModel, log10_to_bits
 from parsing.java import tokenize
 from parsing.schemes import get_scheme
-
-from conftest import TINY_JAVA
 
 
 def test_corpus_dedups_and_skips_undecodable(tmp_path):
@@ -107,7 +106,8 @@ def test_fold_models_never_see_their_fold(tmp_path, tiny_corpus, lmplz_available
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("names, order", [(["A.java"], 3), (sorted(TINY_JAVA), 4)])   # one file needs fallback discounts
+@pytest.mark.parametrize("names, order",
+                         [(["A.java"], 3), (sorted(TINY_JAVA), 4)])   # one file needs fallback discounts
 def test_lmplz_fed_through_a_pipe_makes_the_model_of_the_corpus_file(tmp_path, names, order, lmplz_available):
     """build() streams the corpus into lmplz while tokenizing; estimate() runs lmplz on a written corpus
     file (and retries with --discount_fallback): the same model, the same recorded arguments."""
@@ -147,6 +147,7 @@ def test_listed_files_are_read_by_the_workers_into_the_same_corpus(tmp_path, wor
     members too, and the corpus and its counts are those of the files read first (iter_raw), copies across
     processes included."""
     import zipfile
+
     from formats.sources import iter_entries
     from lm import corpus as corpus_module
     d = tmp_path / "src"

@@ -12,7 +12,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import ROOT
 from java_repo import slip, write_repository
 

@@ -1,5 +1,6 @@
 import pytest
-from hypothesis import example, given, settings, strategies as st
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from parsing.java import leaves, same_tokens, tokenize
 from parsing.lossless import check_stream
@@ -228,6 +229,7 @@ def test_unknown_scheme_is_an_error():
 ])
 def test_shared_files_are_lossless(folder, pattern, limit):
     from conftest import data_path
+
     from formats.codrep2018 import task_body as codrep2018_body
     files = sorted(p for p in data_path(*folder).glob(pattern) if p.name != "out.txt")[:limit]
     assert files
@@ -250,6 +252,7 @@ def test_a_line_comment_ends_at_any_line_break(text):
 def test_grammar_language_is_the_grammar_packages_own(package):
     """Loaded from the compiled binding alone (no package __init__ at start-up), it is the package's `language`."""
     import importlib
+
     from parsing.grammar import grammar_language
     language = grammar_language(package)
     assert language is importlib.import_module(package).language

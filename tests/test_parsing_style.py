@@ -36,7 +36,8 @@ def test_a_file_with_no_indentation_defaults_to_four_spaces():
 
 
 def test_a_few_lines_at_eight_columns_are_not_an_eight_space_file():
-    assert detect_indentation(tokenize("class A {\n    void f() {\n        g();\n        h();\n    }\n}\n")).unit == "    "
+    text = "class A {\n    void f() {\n        g();\n        h();\n    }\n}\n"
+    assert detect_indentation(tokenize(text)).unit == "    "
 
 
 def test_alignment_lines_do_not_change_the_unit():

@@ -3,7 +3,8 @@ can take, indentation in blocks, and the incremental layout agreeing with the wh
 import glob
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from parsing.languages import get_language, language_of
 from parsing.python_scheme import PythonLayout

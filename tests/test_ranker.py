@@ -1,19 +1,19 @@
-from array import array
 import os
 import time
+from array import array
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from conftest import TINY_JAVA, run_rank
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from reference_ranker import edit_offset
 
 from lm.model import LanguageModel
 from parsing.java import tokenize
 from parsing.schemes import get_scheme
 from ranker.rank import CHUNK_ROWS, rank_text, top_candidates
 from ranker.repairs import FIRST, LAST, NEXT, gap_edits
-from reference_ranker import edit_offset
 from ranker.score import Scorer, score_stream
-
-from conftest import TINY_JAVA, run_rank
 
 
 @pytest.mark.parametrize("gap, expected", [
@@ -115,6 +115,7 @@ def test_rankings_equal_the_plain_python_ranker(tiny_corpus, lmplz_available, tm
     """The fast ranker (plan table, compiled rescoring, numpy style cache and habits) against the plain
     one (tests/reference_ranker.py): the same candidates, order and scores, to the last bit."""
     import reference_ranker
+
     from lm.build import BuildConfig, build
     general = LanguageModel(model_for(scheme_name, tiny_corpus, tmp_path))
     project = None
@@ -197,6 +198,7 @@ def test_an_incomplete_ranking_prints_only_its_top(tiny_model):
 @pytest.mark.parametrize("scheme_name", ["kind-units", "kind"])
 def test_folder_rankings_equal_the_plain_python_ranker(tiny_corpus, lmplz_available, tmp_path, scheme_name):
     import reference_ranker
+
     from ranker.folder import folder_style
     scheme = get_scheme(scheme_name)
     tiny_model = model_for(scheme_name, tiny_corpus, tmp_path)
@@ -249,7 +251,8 @@ def test_rank_cli_bad_inputs_continue(tmp_path, tiny_model):
     code, out, err = run_rank(["--model", str(tiny_model), "--workers", "2", str(tmp_path), str(tmp_path / "nope")])
     assert code == 1   # inputs skipped, each named: the others are ranked
     lines = out.splitlines()
-    assert [l.split()[0] for l in lines] == sorted(str(p) for p in [good, tmp_path / "empty.java", tmp_path / "bom.java"])
+    assert [l.split()[0] for l in lines] == sorted(str(p) for p in [good, tmp_path / "empty.java",
+                                                                    tmp_path / "bom.java"])
     assert lines[[l.split()[0] for l in lines].index(str(tmp_path / "empty.java"))] == str(tmp_path / "empty.java")
     assert "latin1.java: not UTF-8" in err and "junk.java: binary file" in err and "nope: no such file" in err
     assert "bom.java: starts with a UTF-8 BOM" in err
@@ -415,6 +418,7 @@ def test_ordered_map_raises_the_parents_own_failure_and_reaps_the_workers():
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_rank_stops_quietly_when_the_reader_closes_the_pipe(tiny_model, tmp_path, workers):
     import subprocess
+
     from conftest import ROOT
     body = TINY_JAVA["A.java"].split("{", 1)[1].rsplit("}", 1)[0]
     for i in range(3):   # rankings of about 100 KB each: more than a pipe holds
@@ -434,6 +438,7 @@ def test_ranking_a_file_imports_neither_numpy_nor_kenlm(tiny_model, tmp_path):
     shutil's, typing's, importlib.resources' and the tree_sitter binding's a tenth of what was left)."""
     import subprocess
     import sys
+
     from conftest import ROOT
     f = tmp_path / "A.java"
     f.write_text(BROKEN[0])
@@ -468,6 +473,7 @@ def test_a_file_ranker_takes_only_the_rescoring_of_lm_native(tiny_model, wrong, 
     """FileRanker.rank runs its rounds through lm._native's capsule: anything else is refused with an error,
     not followed."""
     import datetime
+
     import ranker.rank as rank
     from lm._native import rescoring
     scorer, scheme = Scorer(LanguageModel(tiny_model)), get_scheme("kind-units")
@@ -488,8 +494,9 @@ def test_a_file_ranker_takes_only_the_rescoring_of_lm_native(tiny_model, wrong, 
 def test_real_files_of_several_chunks_rank_as_in_one(tiny_model, monkeypatch):
     """Real files whose repairs are more than one chunk (CHUNK_ROWS) rank exactly as in one chunk: the full
     ranking, the top 3 and the offsets reaching a least gain, scores and repairs included."""
-    import ranker.rank as rank
     from conftest import data_path
+
+    import ranker.rank as rank
     folder = data_path("codrep2019", "validation")
     texts = sorted({p.read_text() for p in folder.glob("*.txt") if p.name != "out.txt"}, key=len)[-4:]
     scorer, scheme = Scorer(LanguageModel(tiny_model)), get_scheme("kind-units")

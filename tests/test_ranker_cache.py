@@ -5,7 +5,9 @@ from array import array
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from conftest import TINY_JAVA, data_path, run_rank, stream_counts
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lm.model import LanguageModel
 from parsing.java import tokenize
@@ -14,12 +16,10 @@ from parsing.schemes import get_scheme
 from ranker._native import StyleCache
 from ranker.cache import REACHES, evidence, folder_cache
 from ranker.counts import Counts
-from ranker.symbols import symbol_ids
 from ranker.explain import show_gap
 from ranker.folder import folder_style
 from ranker.score import Scorer, score_stream
-
-from conftest import TINY_JAVA, data_path, run_rank, stream_counts
+from ranker.symbols import symbol_ids
 
 KIND = get_scheme("kind")
 
@@ -265,7 +265,7 @@ def test_wide_contexts_are_the_numpy_ones_on_real_files():
 def test_the_narrow_counts_count_each_gap_between_its_two_tokens():
     """bin/check's narrow counts (ranker/cache.py narrow_keys): the gap symbol between the token before it and
     the one after it, over every stream added, whatever the wider context."""
-    from ranker.cache import narrow_key, narrow_keys
+    from ranker.cache import narrow_key
     a = syms("class A { int x = 1 ; int y = 2; }")
     b = syms("class B { void f() { g(x = 3 ;); } }")
     counts = stream_counts([a, b])

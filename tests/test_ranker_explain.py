@@ -3,12 +3,19 @@ odd spots (ranker.rank.Explained), one shift per file, so a file's order is its 
 import json
 
 import pytest
-
-from ranker.rank import (BACKGROUND_DISTANCE, BACKGROUND_POOL, BACKGROUND_SPOTS, BACKGROUND_WEIGHT, Candidate,
-                         background, explained_candidates, top_candidates)
-from ranker.explain import line_col
-
 from conftest import ROOT, run_rank
+
+from ranker.explain import line_col
+from ranker.rank import (
+    BACKGROUND_DISTANCE,
+    BACKGROUND_POOL,
+    BACKGROUND_SPOTS,
+    BACKGROUND_WEIGHT,
+    Candidate,
+    background,
+    explained_candidates,
+    top_candidates,
+)
 
 DEFAULT_MODEL = ROOT / ".models" / "default-kind-units-o6.bin"
 needs_model = pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no default model (make demo builds it)")

@@ -5,8 +5,18 @@ from array import array
 
 import pytest
 
-from ranker.habits import (ENDING, HEADS, NONE, PRIORS, STRENGTH, VARIABLES, HabitCounts, habit_scores, habit_values,
-                           habits)
+from ranker.habits import (
+    ENDING,
+    HEADS,
+    NONE,
+    PRIORS,
+    STRENGTH,
+    VARIABLES,
+    HabitCounts,
+    habit_scores,
+    habit_values,
+    habits,
+)
 
 
 @pytest.mark.parametrize("gap, unit, expected", [
@@ -107,6 +117,7 @@ def test_habit_counts_are_counted_one_by_one():
 
 def test_habit_counts_of_a_real_file():
     from conftest import data_path
+
     from parsing.java import tokenize
     text = (data_path("codrep2019", "validation") / "0.txt").read_text()
     gaps = tokenize(text).gap_texts

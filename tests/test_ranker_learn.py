@@ -4,6 +4,7 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import TINY_JAVA, run_rank
 
 from formats.files import read_source
 from lm.corpus import fold_of
@@ -13,8 +14,6 @@ from parsing.schemes import get_scheme
 from ranker.learn import METHODS, LearnConfig, learn
 from ranker.rank import Style, rank_text
 from ranker.score import Scorer, score_stream
-
-from conftest import TINY_JAVA, run_rank
 
 
 def repository(root, count=8):
@@ -61,6 +60,7 @@ def test_file_and_none_learn_nothing(tiny_model, tmp_path):
 def test_folder_leaves_the_file_out_of_its_own_prior(tiny_model, tmp_path):
     import numpy as np
     from conftest import stream_counts
+
     from ranker.cache import evidence, folder_cache
     from ranker.counts import Counts
     from ranker.symbols import symbol_ids
@@ -165,6 +165,7 @@ def test_rank_adapt_project_refuses_what_it_cannot_do(tiny_model, tmp_path, extr
 @pytest.mark.parametrize("strict", [False, True])
 def test_folder_counts_learned_in_worker_processes_are_the_same(tmp_path, strict):
     from conftest import stream_counts
+
     from ranker.folder import folder_style
     paths = repository(tmp_path / "repo")
     (tmp_path / "repo" / "R0 copy.java").write_text(read_source(paths[0]).replace("\t", "    "))

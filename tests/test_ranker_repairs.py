@@ -141,7 +141,8 @@ def test_wide_edits_propose_the_fixes_people_make(gap, indent, unit, expected):
     assert expected in wide_edits(gap, indent, unit)
 
 
-@given(st.text(" \t\n", max_size=12), st.sampled_from(["", "    ", "\t\t"]), st.sampled_from([None, "    ", "  ", "\t"]))
+@given(st.text(" \t\n", max_size=12), st.sampled_from(["", "    ", "\t\t"]),
+       st.sampled_from([None, "    ", "  ", "\t"]))
 def test_property_wide_edits_are_whitespace_new_and_distinct(gap, indent, unit):
     from ranker.repairs import gap_edits, wide_edits
     wide = wide_edits(gap, indent, unit)

@@ -5,11 +5,11 @@ import json
 import subprocess
 
 import pytest
+from conftest import ROOT
+from java_repo import CONSISTENT
 
 from check.rule_docs import GROUPS, entry_text, example_diff, pages
 from check.rules import DISPLAY_ONLY, RULES, SAFE, describe
-from conftest import ROOT
-from java_repo import CONSISTENT
 
 CHECK = ROOT / "bin" / "check"
 DEFAULT_MODEL = ROOT / ".models" / "default-kind-units-o6.bin"

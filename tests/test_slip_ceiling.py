@@ -5,12 +5,12 @@ import json
 from collections import Counter
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bench.check import main as check_bench
 from evaluation.realslips import clean_texts
-from evaluation.slip_ceiling import (_most_within, gap_patterns, oracle, rarity, read_gaps, token_class,
-                                     with_file_counts)
+from evaluation.slip_ceiling import _most_within, gap_patterns, oracle, rarity, read_gaps, token_class, with_file_counts
 from formats.realslips import changed_gaps, gap_record, read_set
 from parsing.java import tokenize
 

@@ -3,16 +3,16 @@ stands for: tokenize, the scheme walk, the next newline gaps, joinable gaps and 
 import random
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from conftest import data_path
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from parsing.java import tokenize
 from parsing.schemes import SCHEMES
+from parsing.units import covers, interned
 from ranker.rank import after_line_comment, joinable_gaps, rank_text
 from ranker.score import next_newline_gaps
-from parsing.units import covers, interned
 from ranker.walk import walk_units
-
-from conftest import data_path
 
 SCHEME = SCHEMES["kind-units"]
 
@@ -169,4 +169,5 @@ def test_kept_leaves_of_another_text_are_not_used(other):
     assert _columns(walk_units(other, parsed=kept)) == _columns(walk_units(other))
     for broken in (kept[:-1], kept[:-3], kept[:-6], kept[:3], b"", b"\xff" * 40):   # cut or garbage: parsed again
         assert _columns(walk_units(other, parsed=broken)) == _columns(walk_units(other))
-        assert _columns(walk_units("class A { int x; }\n", parsed=broken)) == _columns(walk_units("class A { int x; }\n"))
+        assert (_columns(walk_units("class A { int x; }\n", parsed=broken))
+                == _columns(walk_units("class A { int x; }\n")))

@@ -151,7 +151,7 @@ def was_interrupted() -> bool:
 def deferred_interrupts() -> Iterator[None]:
     """Ctrl-C during the block takes effect when it ends: for what must not stop half-way (renaming a model
     and its signature into place, removing a temporary folder). The main thread only (signals go there)."""
-    import threading   # (here and below: bin/rank's start-up imports none of these)
+    import threading  # (here and below: bin/rank's start-up imports none of these)
     if threading.current_thread() is not threading.main_thread():
         yield
         return

@@ -64,7 +64,7 @@ def connect(address: str) -> Iterator["distributed.Client"]:  # noqa: F821
     stopped) on leaving, Ctrl-C included."""
     where, processes = parse_address(address)
     try:
-        import dask
+        import dask  # noqa: F401 (imported to tell that the whole cluster extra is installed)
         import distributed
     except ImportError:
         raise ClusterError("--cluster needs Dask: pip install -e '.[cluster]' (make setup installs it)") from None

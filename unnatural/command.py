@@ -34,7 +34,7 @@ RESEARCH_ONLY = ("bench", "check-bench", "compare-orders", "detection-bench", "f
 
 def usage() -> str:
     width = max(map(len, COMMANDS))
-    lines = [f"usage: unnatural [--version] [--help] COMMAND [ARGS...]", "",
+    lines = ["usage: unnatural [--version] [--help] COMMAND [ARGS...]", "",
              "Find the one unnatural spot in source code with n-gram language models. Commands:", ""]
     lines += [f"  {name:<{width}}  {summary}" for name, (_, summary) in COMMANDS.items()]
     lines += ["", "`unnatural COMMAND --help` for a command's options; exit statuses: 0 ok, 1 findings or inputs "

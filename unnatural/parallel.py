@@ -222,7 +222,7 @@ def _work(fn, items, claims: _Claims, recv: int, send: int) -> None:
     except BaseException:
         code = 1
         try:   # the last line says what failed (the parent reports it in one line)
-            import traceback   # (here: bin/rank's start-up does not import it)
+            import traceback  # (here: bin/rank's start-up does not import it)
             _send(send, (-1, False, traceback.format_exc().strip().splitlines()[-1]))
         except OSError:
             pass
@@ -232,7 +232,7 @@ def _work(fn, items, claims: _Claims, recv: int, send: int) -> None:
 
 def _stop_with_parent() -> None:
     """Linux: SIGTERM this process when its parent dies (a killed `bin/rank` leaves no worker behind)."""
-    import ctypes   # in the worker, after the fork
+    import ctypes  # in the worker, after the fork
     try:
         ctypes.CDLL(None).prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG
     except (OSError, AttributeError):

@@ -9,8 +9,8 @@ from . import __version__
 
 def versions(*extra: str) -> dict[str, str]:
     """Versions of the project and of the tools its numbers depend on (plus the `extra` distributions)."""
-    import platform   # (both here, not at the top: bin/rank's start-up does not look versions up)
-    from importlib import metadata   # here, not at the top: importing it is a sixth of bin/rank's start-up
+    import platform  # (both here, not at the top: bin/rank's start-up does not look versions up)
+    from importlib import metadata  # here, not at the top: importing it is a sixth of bin/rank's start-up
 
     def v(dist):
         try:
