@@ -10,11 +10,10 @@ the gap's first character (the CodRep convention; a CRLF is two characters), `li
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from .files import InputError, read_text
+from .files import InputError, read_records
 
 CASES_FILE, TRUTH_FILE = "cases.jsonl", "truth.jsonl"
 BUNDLE = ".bundle"
@@ -78,25 +77,6 @@ def slip_of(r: dict) -> Slip:
                 fixed=str(r["fixed"]))
 
 
-def _records(path: Path, make, problems: list[str]) -> list:
-    """The records of a JSON Lines file made by `make`; a line that is not one goes to `problems` (one line
-    naming the file and the line) and is left out."""
-    out = []
-    for number, line in enumerate(read_text(path).split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-            if not isinstance(record, dict):
-                raise TypeError("not a JSON object")
-            out.append(make(record))
-        except (json.JSONDecodeError, RecursionError):
-            problems.append(f"{path}:{number}: not JSON; left out")
-        except (KeyError, TypeError, ValueError) as e:
-            problems.append(f"{path}:{number}: not a record of the set ({type(e).__name__}: {e}); left out")
-    return out
-
-
 def read_set(folder: str | Path) -> CommitSet:
     """The set in `folder`: its cases (those of a project whose bundle is there) and their slips. A folder
     without cases.jsonl or truth.jsonl is an InputError naming it."""
@@ -105,8 +85,8 @@ def read_set(folder: str | Path) -> CommitSet:
         if not (root / name).is_file():
             raise InputError(f"{root}: not a commit-time set (no {name})")
     problems: list[str] = []
-    cases = _records(root / CASES_FILE, case_of, problems)
-    slips = _records(root / TRUTH_FILE, slip_of, problems)
+    cases = read_records(root / CASES_FILE, case_of, problems)
+    slips = read_records(root / TRUTH_FILE, slip_of, problems)
     missing = sorted({c.project for c in cases if not (root / f"{c.project}{BUNDLE}").is_file()})
     problems += [f"{root / (p + BUNDLE)}: no such bundle; its cases left out" for p in missing]
     cases = [c for c in cases if c.project not in missing]

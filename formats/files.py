@@ -2,6 +2,7 @@
 and the one order of task files."""
 from __future__ import annotations
 
+import json
 import os
 import stat
 from pathlib import Path
@@ -121,3 +122,22 @@ def sort_key(path: str | Path):
     p = Path(path)
     number = _stem_number(p.stem)   # not task_number(p): no second Path (bin/rank sorts every file before it starts)
     return str(p.parent), -1 if number is None else number, p.name
+
+
+def read_records(path: Path, make, problems: list[str]) -> list:
+    """The records of a JSON Lines file made by `make`; a line that is not a valid record goes to `problems`
+    (one line naming the file and the line) and is left out."""
+    out = []
+    for number, line in enumerate(read_text(path).split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            if not isinstance(record, dict):
+                raise TypeError("not a JSON object")
+            out.append(make(record))
+        except (json.JSONDecodeError, RecursionError):
+            problems.append(f"{path}:{number}: not JSON; left out")
+        except (KeyError, TypeError, ValueError) as e:
+            problems.append(f"{path}:{number}: not a record of the set ({type(e).__name__}: {e}); left out")
+    return out

@@ -11,14 +11,13 @@ character offset of its first character in the before file (the CodRep conventio
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from parsing.java import GRAMMAR, tokenize
 from parsing.tokens import TokenStream
 
-from .files import InputError, read_text
+from .files import InputError, read_records
 
 TRUTH_FILE = "truth.jsonl"
 ASCII_SPACE = " \t\n\r\x0b\x0c"   # what the mining took for whitespace (Python's bytes.isspace)
@@ -130,25 +129,6 @@ def clean_of(record: dict) -> CleanFile:
                      path=str(record.get("path", "")), blob=str(record.get("blob", "")))
 
 
-def _records(path: Path, make, problems: list[str]) -> list:
-    """The records of a JSON Lines file made by `make`; a line that is not a valid record goes to `problems`
-    (one line naming the file and the line) and is left out."""
-    out = []
-    for number, line in enumerate(read_text(path).split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-            if not isinstance(record, dict):
-                raise TypeError("not a JSON object")
-            out.append(make(record))
-        except (json.JSONDecodeError, RecursionError):
-            problems.append(f"{path}:{number}: not JSON; left out")
-        except (KeyError, TypeError, ValueError) as e:
-            problems.append(f"{path}:{number}: not a record of the set ({type(e).__name__}: {e}); left out")
-    return out
-
-
 def read_set(folder: str | Path) -> SlipSet:
     """The set in `folder` (its truth.jsonl and clean.jsonl). A missing or unreadable truth.jsonl is an
     InputError naming it; a missing clean.jsonl is a set without clean files."""
@@ -156,8 +136,8 @@ def read_set(folder: str | Path) -> SlipSet:
     if not (root / TRUTH_FILE).is_file():
         raise InputError(f"{root}: not a real-slip set (no {TRUTH_FILE})")
     problems: list[str] = []
-    changes = _records(root / TRUTH_FILE, change_of, problems)
-    clean = _records(root / CLEAN_FILE, clean_of, problems) if (root / CLEAN_FILE).is_file() else []
+    changes = read_records(root / TRUTH_FILE, change_of, problems)
+    clean = read_records(root / CLEAN_FILE, clean_of, problems) if (root / CLEAN_FILE).is_file() else []
     return SlipSet(root, tuple(changes), tuple(clean), tuple(problems))
 
 
