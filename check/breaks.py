@@ -236,7 +236,7 @@ def _indent_char_breaks(walked: FileGaps, repo_counts, keys_of) -> list[Break]:
     from parsing.style import indentation_of
     from ranker.cache import INDENT_LINES, indent_lines
     texts = walked.texts
-    own = indent_lines(texts[1:-1])
+    own = indent_lines(texts)   # as the learning pass counted the file
     tab, space = (max(int(n) - o, 0) for n, o in zip(repo_counts(keys_of(list(INDENT_LINES))).tolist(), own))
     if _kept(tab, space):
         foreign, unit = "\t", walked.unit if walked.unit and walked.unit != "\t" else None
