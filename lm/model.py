@@ -14,8 +14,8 @@ import re
 import sys
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (start-up time: tests/test_ranker.py)
 if TYPE_CHECKING:   # for the annotations only: the ranker scores through `mixture` and never loads the module
     import kenlm
 

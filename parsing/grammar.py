@@ -7,8 +7,8 @@ import importlib.util
 import sys
 from collections.abc import Callable
 from functools import cache, cached_property
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (start-up time: tests/test_ranker.py)
 if TYPE_CHECKING:   # for the annotations only (see Grammar.language)
     import tree_sitter
 

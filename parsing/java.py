@@ -8,13 +8,13 @@ that the stream stays lossless.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from .grammar import Grammar, grammar_language, same_tokens_with
 from .language import Language
 from .offsets import ASCII, BOM, byte_to_char
 from .tokens import TokenStream
 
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (start-up time: tests/test_ranker.py)
 if TYPE_CHECKING:   # for the annotations only: bin/rank's start-up does not load the binding
     import tree_sitter
 

@@ -15,7 +15,6 @@ from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING
 
 from lm._native import rescoring
 from parsing.java import BOM, same_tokens
@@ -30,6 +29,7 @@ from .score import ScoredStream, Scorer, score_stream
 from .symbols import symbol_ids
 from .walk import Walked, covers, interned, style_ids, tables, walk_units
 
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (start-up time: tests/test_ranker.py)
 if TYPE_CHECKING:   # for the annotations only: ranker/counts.py imports numpy, which ranking does without
     from .counts import Counts
 
