@@ -21,7 +21,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evaluation.hand_slips import KINDS, HandSlip, inject, plan
+from evaluation.hand_slips import KINDS, HandSlip, inject, seeded_order
 from formats.files import InputError, read_source
 from unnatural import ROOT, cli
 
@@ -79,7 +79,7 @@ def make_repo(source: Path, dest: Path, per_kind: int, seed: int) -> dict[str, H
     rng = random.Random(seed)
     slips: dict[str, HandSlip] = {}
     wanted = {k: per_kind for k in KINDS}
-    for rel, _ in plan(files, len(files), seed):   # every file, in a seeded order, until each kind has its share
+    for rel in seeded_order(files, seed):   # until each kind has its share
         if not any(wanted.values()):
             break
         try:

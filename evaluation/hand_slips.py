@@ -22,7 +22,6 @@ tokens. Its record names every gap it changed (in the slipped text), which a fin
 from __future__ import annotations
 
 import random
-from collections import Counter
 from dataclasses import dataclass
 
 from parsing.java import tokenize
@@ -211,13 +210,8 @@ def inject(text: str, kind: str, rng: random.Random) -> HandSlip | None:
     return None
 
 
-def plan(files: list[str], per_kind: int, seed: int) -> list[tuple[str, str]]:
-    """(file, kind) pairs: `per_kind` files for each kind, each file at most once, in a seeded order."""
-    rng = random.Random(seed)
+def seeded_order(files: list[str], seed: int) -> list[str]:
+    """`files` in an order of their own for `seed` (the order in which a benchmark slips them)."""
     order = sorted(files)
-    rng.shuffle(order)
-    return [(f, KINDS[j % len(KINDS)]) for j, f in enumerate(order[:per_kind * len(KINDS)])]
-
-
-def kind_counts(slips: list[HandSlip]) -> Counter:
-    return Counter(s.kind for s in slips)
+    random.Random(seed).shuffle(order)
+    return order
