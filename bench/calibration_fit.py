@@ -1,6 +1,6 @@
 """The calibration's fitting (check/calibration.py reads what it writes, check/calibration.json): from bin/check's
 findings on the development sets, labelled, the belief's weights and precision curve and each sensitivity's
-least confidence (`fit`), and the habit beliefs (`fit_habits`, `fit_habits_beside`). bench/check.py and
+least confidence (`fit`), and the habit belief (`fit_habits`). bench/check.py and
 bench/hand_slips.py run bin/check for them and call these.
 
 Each finding or habit break of a calibration run is a `Labelled` record (`Labelled.of_finding`: from a finding
@@ -92,7 +92,6 @@ class Rated(NamedTuple):
     clean: bool
     file: str
     family: str
-    already: bool = False    # reported by another belief (fit_habits_beside)
 
 
 def isotonic(ys: list[float]) -> list[float]:
@@ -300,25 +299,6 @@ def fit_habits(breaks: list[Labelled], families: dict[str, Family], measured_on:
                        {name: _strictest(rated, families, name, _least) for name in SENSITIVITIES})
 
 
-def fit_habits_beside(breaks: list[Labelled], families: dict[str, Family], first: HabitBelief,
-                      fit_on: set[str]) -> HabitBelief:
-    """A second habit belief beside `first`: a logistic fit on the breaks of the families `fit_on` (the large
-    repositories': the detection sets' anomalies and the slips injected beside them), its precision curve
-    on the same breaks, and each sensitivity's least belief, the lowest at which the breaks that either
-    belief reports keep every family of `families` within its budgets (those `first` reports count first)."""
-    mine = [b for b in breaks if b.family in fit_on]
-    if not any(b.right for b in mine):
-        raise CalibrationError(f"no slip among the habit breaks of {', '.join(sorted(fit_on))} to calibrate on")
-    blank = _habit_weights(mine)
-    beliefs = [(blank.belief(b.evidence), first.belief(b.evidence)) for b in breaks]
-    curve = _curve([(own, b.right) for (own, _), b in zip(beliefs, breaks) if b.family in fit_on])
-    cutoffs = {name: least_beside([Rated(own, b.right, b.clean, b.file, b.family,
-                                         other >= first.cutoffs.get(name, math.inf))
-                                   for (own, other), b in zip(beliefs, breaks)], families, name)
-               for name in SENSITIVITIES}
-    return HabitBelief(blank.weights, curve, cutoffs)
-
-
 def _habit_weights(breaks: list[Labelled]) -> HabitBelief:
     """A habit belief with the weights of a logistic fit of right-or-not on `breaks`' habit features (no
     curve, no cut-offs)."""
@@ -328,15 +308,3 @@ def _habit_weights(breaks: list[Labelled]) -> HabitBelief:
     X = np.array([[r.get(n, 0.0) for n in names] for r in rows], float)
     w = _logistic(X, np.array([b.right for b in breaks], float), L2)
     return HabitBelief({n: round(float(v), 6) for n, v in zip(names, w)}, (), {})
-
-
-def least_beside(rated: list[Rated], families: dict[str, Family], name: str) -> float:
-    """The least belief of sensitivity `name` over breaks, some reported already by another belief
-    (`Rated.already`): the lowest at which those reported by either keep every family's clean files within
-    its budgets (inf: not even the most believed one)."""
-    spending = _Spending(families, name)
-    for r in rated:
-        if r.already and not spending.add(r):
-            return math.inf   # the other belief alone spends the budget
-    return _lowest_within([r for r in rated if not r.already], spending, math.inf)
-

@@ -168,18 +168,22 @@ def injected_breaks(repos: list[Repo], workers: int, learn: str | None = None):
     labelled wrong (family INJECTED): the anomalies of real projects' code. (A break at an injected error is
     left out: the ranking finds those, a habit finding would add nothing there.)"""
     out = []
+    WORK.mkdir(parents=True, exist_ok=True)
+    keep = open(WORK / "injected-breaks.jsonl", "w")   # for a look at what was labelled how
     for repo in repos:
         found: set[str] = set()
         for f in run_check(repo, ALL_BREAKS, workers, learn):
             path = str(Path(f["path"]).absolute())
             if not _right(repo, f, found):
                 out.append(Labelled.of_finding(f, False, path in repo.clean, path, INJECTED))
+                keep.write(json.dumps({**f, "set": repo.name, "clean": out[-1].clean}) + "\n")
         print(f"calibration: {repo.name}: {len(out)} habit breaks elsewhere so far", file=sys.stderr)
+    keep.close()
     return out
 
 
 def calibrate(repos: list[Repo], workers: int, model_name: str, learn: str | None = None, slips=None,
-              slip_projects: list[str] = (), slip_repos: list[Repo] = ()) -> None:
+              slip_projects: list[str] = ()) -> None:
     labelled, lines, clean_files = [], 0, 0
     with open(WORK / "calibration-findings.jsonl", "w") as keep:   # for a look at what was labelled how
         for repo in repos:
@@ -351,36 +355,17 @@ def parser() -> cli.ArgumentParser:
     return p
 
 
-def run_realslips(args) -> None:
-    """The real-slip benchmark (bench/realslips.py): its table to stdout and, with --docs, into the docs."""
+def run_page(args, bench, learns: bool = True) -> None:
+    """A benchmark of a page of its own (bench/realslips.py, bench/commits.py, bench/hand_slips.py: its `run`,
+    DOCS and MARKER): its tables to stdout and, with --docs, into its page beside the detection sets' (a page
+    stays short). `learns`: whether its runs learn as --learn says (the hand-made slips learn the work tree)."""
     args.sensitivity = args.sensitivity or SENSITIVITIES
-    lines = realslips.run(args, lambda fields: signature(COMMAND, [*fields, ("workers", args.workers),
-                                                                   ("learn", args.learn or DEFAULT_LEARN),
-                                                                   ("calibration", CALIBRATION.name)]))
-    print("\n".join(lines))
-    if args.docs:   # a page of its own beside the detection sets' (a page stays short)
-        write_docs(args.docs.with_name(realslips.DOCS), lines, realslips.MARKER)
-
-
-def run_commits(args) -> None:
-    """The commit-time benchmark (bench/commits.py): its tables to stdout and, with --docs, into its page."""
-    args.sensitivity = args.sensitivity or SENSITIVITIES
-    lines = commits.run(args, lambda fields: signature(COMMAND, [*fields, ("workers", args.workers),
-                                                                 ("learn", args.learn or DEFAULT_LEARN),
-                                                                 ("calibration", CALIBRATION.name)]))
+    learn = [("learn", args.learn or DEFAULT_LEARN)] if learns else []
+    lines = bench.run(args, lambda fields: signature(COMMAND, [*fields, ("workers", args.workers), *learn,
+                                                               ("calibration", CALIBRATION.name)]))
     print("\n".join(lines))
     if args.docs:
-        write_docs(args.docs.with_name(commits.DOCS), lines, commits.MARKER)
-
-
-def run_hand_slips(args) -> None:
-    """The hand-made slips benchmark (bench/hand_slips.py): its tables to stdout and, with --docs, into its page."""
-    args.sensitivity = args.sensitivity or SENSITIVITIES
-    lines = hand_slips.run(args, lambda fields: signature(COMMAND, [*fields, ("workers", args.workers),
-                                                                    ("calibration", CALIBRATION.name)]))
-    print("\n".join(lines))
-    if args.docs:
-        write_docs(args.docs.with_name(hand_slips.DOCS), lines, hand_slips.MARKER)
+        write_docs(args.docs.with_name(bench.DOCS), lines, bench.MARKER)
 
 
 def _devset_folders(args, where: Path = DEVSETS) -> list[Path]:
@@ -419,7 +404,7 @@ def main(argv=None) -> int:
             write_docs(args.docs, lines, "check-speed")
         return cli.EXIT_OK
     if args.commits:
-        run_commits(args)
+        run_page(args, commits)
         return cli.EXIT_OK
     if args.calibrate_hand_slips:
         # the development detection sets' breaks, away from their injected errors, are anomalies of real
@@ -430,7 +415,7 @@ def main(argv=None) -> int:
             INJECTED: Family(sum(r.clean_lines for r in repos), sum(len(r.clean) for r in repos),
                              HABIT_INJECTED_BUDGETS, {})})
     if args.hand_slips:
-        run_hand_slips(args)
+        run_page(args, hand_slips, learns=False)
         return cli.EXIT_OK
     if args.realslips_ceiling:
         lines = realslips.ceiling(args, lambda fields: signature(COMMAND, fields))
@@ -439,15 +424,14 @@ def main(argv=None) -> int:
             write_docs(args.docs.with_name(realslips.CEILING_DOCS), lines, realslips.CEILING_MARKER)
         return cli.EXIT_OK
     if args.realslips:
-        run_realslips(args)
+        run_page(args, realslips)
         return cli.EXIT_OK
     if args.calibrate:
         repos = _repos(args)
         slips = realslips.read_set(args.realslips_set) if realslips.available(args.realslips_set) else None
         held_out = realslips.held_out_projects(args.held_out, slips) if slips else ()
         calibrate([r for r in repos if not r.held_out], args.workers, Path(DEFAULT_MODEL).name, args.learn, slips,
-                  [p for p in slips.projects if p not in held_out] if slips else [],
-                  [r for r in _repos(args, SLIPSETS) if not r.held_out] if slips else [])
+                  [p for p in slips.projects if p not in held_out] if slips else [])
     for where, marker in ((DEVSETS, "check-bench"), (SLIPSETS, "check-bench-slipsets")):
         if where == SLIPSETS and not where.exists():
             print(f"{COMMAND}: warning: no slip sets under {where}: run 'make devsets'", file=sys.stderr)
@@ -467,9 +451,9 @@ def main(argv=None) -> int:
         if args.docs:
             write_docs(args.docs, lines, marker)
     if not args.sets and realslips.available(args.realslips_set):   # the whole benchmark: the real slips too
-        run_realslips(args)
+        run_page(args, realslips)
     if not args.sets and hand_slips.repositories():   # and the hand-made slips
-        run_hand_slips(args)
+        run_page(args, hand_slips, learns=False)
     return cli.EXIT_OK
 
 

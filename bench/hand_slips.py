@@ -159,6 +159,8 @@ def calibration_breaks(repos: dict[str, Path], seeds, workers: int, work: Path =
     clean: in a file without a slip; family HAND), and the lines and files without a slip."""
     from bench.calibration_fit import ALL_BREAKS, Labelled
     out, lines, files = [], 0, 0
+    (work / "calibration").mkdir(parents=True, exist_ok=True)
+    keep = open(work / "calibration" / "habit-breaks.jsonl", "w")   # for a look at what was labelled how
     for name, source in repos.items():
         for seed in seeds:
             dest = work / "calibration" / f"{name}-{seed}"
@@ -173,12 +175,17 @@ def calibration_breaks(repos: dict[str, Path], seeds, workers: int, work: Path =
                 slip, start = slips.get(f["path"]), f["gap_offset"] - 1
                 out.append(Labelled.of_finding(f, bool(slip and slip.touched(start, start + len(f["original"]))),
                                                slip is None, f"{name}-{seed}/{f['path']}", HAND))
+                keep.write(json.dumps({**f, "right": out[-1].right, "clean": out[-1].clean, "file": out[-1].file,
+                                       "kind": slip.kind if slip else ""}) + "\n")
+            for rel, slip in slips.items():   # and what was not even a candidate
+                keep.write(json.dumps({"slip": slip.kind, "file": f"{name}-{seed}/{rel}"}) + "\n")
             for p in java_files(dest):
                 if str(p.relative_to(dest)) not in slips:
                     files += 1
                     lines += read_source(p).count("\n") + 1
             shutil.rmtree(dest)
             print(f"calibration: {name} seed {seed}: {len(out)} breaks so far", file=sys.stderr)
+    keep.close()
     return out, lines, files
 
 
@@ -199,7 +206,7 @@ def calibrate(workers: int, repos=DEVELOPMENT, seeds=CAL_SEEDS, others=(), famil
     measured = {k: v for k, v in cal.measured.items() if not k.startswith("habit")}
     measured.update(habit_repositories=list(repos), habit_seeds=list(seeds), habit_breaks=len(breaks) + len(others),
                     habit_budgets=HABIT_BUDGETS, habit_clean_lines=lines)
-    replace(cal, habits=belief, habits_large=None, measured=measured).save(CALIBRATION)
+    replace(cal, habits=belief, measured=measured).save(CALIBRATION)
     print(f"calibration: {CALIBRATION.relative_to(ROOT)}: habit cut-offs {belief.cutoffs}", file=sys.stderr)
 
 

@@ -37,7 +37,7 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 
-from parsing.offsets import LINE_BREAK
+from parsing.offsets import LINE_BREAK, last_line, split_last_line
 from parsing.style import mixed
 from parsing.symbols import gap_symbol
 from ranker.habits import VARIABLES, HabitCounts, habit_values, habits
@@ -93,6 +93,17 @@ class FileGaps:
     def habit_values(self) -> array:
         """Each gap's habit variables, flat (ranker/habits.py's habit_values)."""
         return habit_values(self.texts, self.unit)
+
+    @cached_property
+    def line_events(self) -> tuple[list[str], list[int], list[int] | None]:
+        """The token symbols, the tokens that start a line and (from the ids) the events of the structure walk
+        (ranker/cache.py's line_events; None: parsing/style.py finds them)."""
+        if self.ids is not None:
+            from ranker.cache import line_events
+            return line_events(self.ids)
+        from parsing.style import line_starts
+        tokens = self.symbols[1::2]
+        return tokens, line_starts(self.texts, len(tokens)), None
 
     @cached_property
     def own_habits(self) -> tuple[tuple[float, ...], ...]:
@@ -251,10 +262,10 @@ def _indent_char_breaks(walked: FileGaps, repo_counts, keys_of) -> list[Break]:
     out = []
     for gap in range(1, len(texts) - 1):
         text = texts[gap]
-        at = text.rfind("\n")
-        if at < 0 or text[at + 1:at + 2] != foreign:
+        head, indent = split_last_line(text)
+        if not head or indent[:1] != foreign:
             continue
-        fixed = text[:at + 1] + retab(text[at + 1:], unit)
+        fixed = head + retab(indent, unit)
         if fixed != text:
             out.append(Break(gap, text, fixed, "indent-char", observed, repaired, own_observed - 1, own_repaired))
     return out
@@ -271,7 +282,8 @@ def _continuation_breaks(walked: FileGaps, repo_counts, keys_of) -> list[Break]:
     from ranker.cache import continuation_triple
     if not walked.unit:
         return []
-    lines = first_continuations(walked.symbols[1::2], walked.texts)
+    tokens, starts, _ = walked.line_events
+    lines = first_continuations(tokens, walked.texts, starts)
     if not lines:
         return []
     own = Counter(off for _, off in lines)
@@ -283,11 +295,10 @@ def _continuation_breaks(walked: FileGaps, repo_counts, keys_of) -> list[Break]:
         if off == best or not _kept(others.get(off, 0), others[best]) or own[off] - 1 > MAX_OWN:
             continue
         text = walked.texts[gap]
-        at = text.rfind("\n")
         width = columns(walked.indents[gap]) + best
         if width < 0:
             continue
-        fixed = text[:at + 1] + retab(" " * width, walked.unit)
+        fixed = split_last_line(text)[0] + retab(" " * width, walked.unit)
         out.append(Break(gap, text, fixed, "continuation-first", others.get(off, 0), others[best], own[off] - 1,
                          own[best]))
     return out
@@ -305,7 +316,8 @@ def _sibling_breaks(walked: FileGaps, repo_counts, keys_of) -> list[Break]:
     if not walked.unit:
         return []
     texts = walked.texts
-    pairs, firsts = continuation_siblings(walked.symbols[1::2], texts)
+    tokens, starts, events = walked.line_events
+    pairs, firsts = continuation_siblings(tokens, texts, starts, events)
     own = Counter(d for _, _, d in pairs)
     own_first = Counter((d, opened) for _, _, d, opened in firsts)
     steps = range(-8, 33)
@@ -316,7 +328,7 @@ def _sibling_breaks(walked: FileGaps, repo_counts, keys_of) -> list[Break]:
     after = {p: (g, d) for g, p, d in pairs}     # line -> (its next sibling, the difference)
 
     def indented(g: int, like: int) -> str:
-        return texts[g][:texts[g].rfind("\n") + 1] + texts[like][texts[like].rfind("\n") + 1:]
+        return split_last_line(texts[g])[0] + last_line(texts[like])
 
     out = []
     for g, p, d in pairs:
@@ -333,8 +345,9 @@ def _sibling_breaks(walked: FileGaps, repo_counts, keys_of) -> list[Break]:
         if d == step or (d, o) not in others or not _kept(others[(d, o)], others[(step, o)]) \
                 or own_first[(d, o)] - 1 > MAX_OWN:   # (an offset outside `steps` is not judged)
             continue
-        width = columns(texts[opener][texts[opener].rfind("\n") + 1:] if "\n" in texts[opener] else "") + step
-        fixed = texts[g][:texts[g].rfind("\n") + 1] + retab(" " * max(width, 0), walked.unit)
+        head, indent = split_last_line(texts[opener])
+        width = columns(indent if head else "") + step
+        fixed = split_last_line(texts[g])[0] + retab(" " * max(width, 0), walked.unit)
         out.append(Break(g, texts[g], fixed, "continuation-first", others[(d, o)], others[(step, o)],
                          own_first[(d, o)] - 1, own_first[(step, o)]))
     return out
@@ -403,14 +416,14 @@ def _blocks(walked: FileGaps, starts_line, headers: list[Break], off: set[int]) 
         shift = columns(LINE_BREAK.split(b.repaired)[-1]) - columns(LINE_BREAK.split(b.observed)[-1])
         moved = []
         for g in range(b.gap + 1, end + 1):
-            at = texts[g].rfind("\n")
-            if at < 0:
+            head, indent = split_last_line(texts[g])
+            if not head:
                 continue
-            width = columns(texts[g][at + 1:]) + shift
-            if width < 0 or mixed(texts[g][at + 1:], unit or " "):
+            width = columns(indent) + shift
+            if width < 0 or mixed(indent, unit or " "):
                 moved = []
                 break
-            fixed = texts[g][:at + 1] + retab(" " * width, unit or " ")
+            fixed = head + retab(" " * width, unit or " ")
             if fixed != texts[g]:
                 moved.append(Break(g, texts[g], fixed, "indentation", b.repo_observed, b.repo_repaired,
                                    b.file_observed, b.file_repaired, follows=b.gap))

@@ -15,9 +15,8 @@ second finding is rarely an error once its first is fixed; and a repair that is 
 confidence, the lowest at which the false findings in clean files stay within its budget per 1000 lines and,
 for `medium`, the clean files with a finding within a share of them. The precision is that of sets where
 half the files hold one error each: in a repository with fewer errors the same finding is right less often.
-The habit breaks (check/breaks.py) have a belief of their own (`HabitBelief`), fitted on real slips; and a
-second one for large repositories (`habits_large`), fitted on slips injected into them, which reports a
-break the first does not believe.
+The habit breaks (check/breaks.py) have a belief of their own (`HabitBelief`), fitted on slips made by hand
+in repositories whose CI enforces a formatter (bench/hand_slips.py).
 """
 from __future__ import annotations
 
@@ -107,7 +106,6 @@ class Calibration:
     measured: dict = field(default_factory=dict)         # sets, findings, budgets: how it was made
     weights: dict[str, float] = field(default_factory=dict)   # the belief's (none: every belief 0)
     habits: "HabitBelief | None" = None                   # how far the habit breaks are believed (none: not)
-    habits_large: "HabitBelief | None" = None             # ... in large repositories, beside it (none: no such)
 
     @property
     def evidence_floor(self) -> float:
@@ -155,8 +153,6 @@ class Calibration:
                 "weights": self.weights, "cutoffs": self.cutoffs, "model": self.model, "measured": self.measured}
         if self.habits is not None:
             data["habits"] = self.habits.as_dict()
-        if self.habits_large is not None:
-            data["habits_large"] = self.habits_large.as_dict()
         path.write_text(json.dumps(data, indent=1) + "\n")
 
     @classmethod
@@ -166,8 +162,7 @@ class Calibration:
             out = cls({str(r): tuple((float(s), float(p)) for s, p in ks) for r, ks in data["curves"].items()},
                       {str(k): float(v) for k, v in data["cutoffs"].items()}, str(data.get("model", "")),
                       dict(data.get("measured", {})), {str(k): float(v) for k, v in data.get("weights", {}).items()},
-                      HabitBelief.of_dict(data["habits"]) if "habits" in data else None,
-                      HabitBelief.of_dict(data["habits_large"]) if "habits_large" in data else None)
+                      HabitBelief.of_dict(data["habits"]) if "habits" in data else None)
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
             raise CalibrationError(f"{path}: not a calibration file ({e})") from None
         missing = [s for s in SENSITIVITIES if s not in out.cutoffs]

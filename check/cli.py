@@ -343,8 +343,7 @@ def _set_up(args, files) -> tuple[CheckRun, LanguageModel, dict]:
     except (KenlmError, OSError) as e:
         raise cli.CommandError(f"learning a project model: {e}") from None
     cfg = CheckConfig(least, args.max_findings, least_confidence=cutoff, evidence_floor=calibration.evidence_floor,
-                      habit_least=habit_least(args, calibration.habits),
-                      habit_least_large=habit_least(args, calibration.habits_large))
+                      habit_least=habit_least(args, calibration.habits))
     job = dict(model=str(model), cfg=cfg, calibration=calibration, learned=learned, max_bytes=args.max_bytes)
     return CheckRun(str(model), config, report, calibration.model or "none"), lm, job
 

@@ -44,7 +44,6 @@ class CheckConfig:
     least_confidence: float = 0.0    # the least confidence reported
     evidence_floor: float = math.inf   # the score the ranking must reach down to for the evidence
     habit_least: float = math.inf      # the least belief of a habit break reported (check/breaks.py; inf: none)
-    habit_least_large: float = math.inf   # ... of the large repositories' belief (Calibration.habits_large)
 
     @property
     def floor(self) -> float:
@@ -248,7 +247,7 @@ def check_text(scorer: Scorer, scheme: Scheme, text: str, path: str, cfg: CheckC
                            f.score, start, f.observed, f.repaired, evidence_fields(evidence)))
         current = edits.apply(current, gap, f.observed, f.repaired)
         edits.fixed[gap] = f.repaired
-    if (len(out) < cfg.max_findings and min(cfg.habit_least, cfg.habit_least_large) < math.inf
+    if (len(out) < cfg.max_findings and cfg.habit_least < math.inf
             and edits.gap_starts is not None):
         room = cfg.max_findings - len(out)
         for f, follows in _habit_findings(text, path, edits, context, cfg, calibration):
@@ -270,14 +269,14 @@ def _habit_findings(text: str, path: str, edits: _Edits, context: _Context, cfg:
                     calibration: Calibration) -> list[tuple[Finding, bool]]:
     """The habit breaks (check/breaks.py) of the original text that cfg reports, on gaps no finding of the
     ranking fixed, whose repairs keep the tokens and do no harm, most confident first. They carry no gain of
-    the model (score 0): the repository's counts are their evidence. A break is reported when either habit
-    belief reaches its least (the real-slip projects', or the large repositories' beside it), with the
-    precision measured at the higher of them."""
+    the model (score 0): the repository's counts are their evidence. A break is reported when the habit
+    belief reaches cfg's least belief, with the precision measured at its belief."""
     out = []
+    believed = calibration.habits
+    if believed is None:
+        return out
     found = context.breaks()
     gaps = context.gaps(len(edits.gap_texts))
-    views = [(view, least) for view, least in ((calibration.habits, cfg.habit_least),
-                                               (calibration.habits_large, cfg.habit_least_large)) if view is not None]
     others = sum(b.follows < 0 for b in found) - 1   # a block shifted whole is one break
     reported: dict[int, float] = {}   # a break's gap -> its confidence, for the lines of a block that follow it
     for b in found:
@@ -292,11 +291,10 @@ def _habit_findings(text: str, path: str, edits: _Edits, context: _Context, cfg:
                 continue
             confidence = reported[b.follows]
         else:
-            beliefs = [(view, view.belief(evidence), least) for view, least in views]
-            believed = [(view, belief) for view, belief, least in beliefs if belief >= least]
-            if not believed:   # most breaks are below it: asked before the harm
+            belief = believed.belief(evidence)
+            if belief < cfg.habit_least:   # most breaks are below it: asked before the harm
                 continue
-            confidence = max(view.precision(belief) for view, belief in believed)
+            confidence = believed.precision(belief)
         before, after = edits.token_text(gap - 1), edits.token_text(gap)
         if harmful(b.observed, b.repaired, before, after, lambda: context.indent(gap), edits.tabs,
                    b.habit in STRUCTURAL):

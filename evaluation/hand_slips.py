@@ -25,6 +25,7 @@ import random
 from dataclasses import dataclass
 
 from parsing.java import tokenize
+from parsing.offsets import last_line
 from parsing.style import detect_indentation
 from parsing.tokens import TokenStream
 
@@ -54,15 +55,11 @@ class HandSlip:
         return any(start <= b and a <= end for a, b in self.gaps)
 
 
-def _indent(gap: str) -> str:
-    return gap[gap.rfind("\n") + 1:]
-
-
 def _line_indent(stream: TokenStream, i: int) -> str:
     """The indentation of the line token i is on."""
     for j in range(i, -1, -1):
         if "\n" in stream.gap_texts[j]:
-            return _indent(stream.gap_texts[j])
+            return last_line(stream.gap_texts[j])
     return ""
 
 
@@ -92,7 +89,7 @@ def _sites(stream: TokenStream, kind: str, unit: str) -> tuple[list[dict[int, st
         g, prev, tok = gaps[i], texts[i - 1], texts[i]
         line_start = "\n" in g
         if kind == "tab" and line_start and kinds[i] not in _COMMENTS:
-            ind = _indent(g)
+            ind = last_line(g)
             if tab_file and ind.startswith("\t"):
                 out.append({i: g[:len(g) - len(ind)] + "    " + ind[1:]})
             elif not tab_file and ind.startswith(unit) and unit:
@@ -147,7 +144,7 @@ def _sites(stream: TokenStream, kind: str, unit: str) -> tuple[list[dict[int, st
             elif g == " ":
                 out.append({i: "\n" + _line_indent(stream, i - 1)})
         elif kind == "deep-block" and line_start and prev in (";", "{", "}") and tok not in ("}",) \
-                and kinds[i] not in _COMMENTS and unit and _indent(g):
+                and kinds[i] not in _COMMENTS and unit and last_line(g):
             block = _statement_gaps(stream, i)
             if block:
                 out.append({j: gaps[j] + unit for j in block})

@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from formats.codrep2019 import InjectedEdit
+from parsing.offsets import last_line
 from parsing.style import detect_indentation
 from parsing.tokens import TokenStream
 
@@ -52,10 +53,6 @@ class Where:
 
 def _newlines(gap: str) -> int:
     return gap.count("\n")
-
-
-def _last_line(gap: str) -> str:
-    return gap[gap.rfind("\n") + 1:]
 
 
 def _join(gap, w):
@@ -85,7 +82,7 @@ def _add_blank(gap, w):
 def _reindent(gap, w):
     if "\n" not in gap or w.last:
         return None
-    indent = _last_line(gap)
+    indent = last_line(gap)
     head = gap[:len(gap) - len(indent)]
     if w.unit == "\t" and "\t" not in indent:
         return None   # a tab where there was none is the set's tab<->space, not a re-indent
@@ -98,7 +95,7 @@ def _reindent(gap, w):
 def _swap_tabs(gap, w):
     if "\n" not in gap or w.last:
         return None
-    indent = _last_line(gap)
+    indent = last_line(gap)
     head = gap[:len(gap) - len(indent)]
     if "\t" in head:
         return None   # a tab stays in the gap: the set's indentation change, not tab<->space

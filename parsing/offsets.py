@@ -76,6 +76,13 @@ def last_line(text: str) -> str:
     return text[max(text.rfind("\n"), text.rfind("\r")) + 1:]
 
 
+def split_last_line(text: str) -> tuple[str, str]:
+    """`text` up to and with its last line break ('' when it has none), and what follows it (last_line): a
+    gap's line breaks and the indentation they end on."""
+    at = max(text.rfind("\n"), text.rfind("\r")) + 1
+    return text[:at], text[at:]
+
+
 def as_lf(text: str) -> str:
     """`text` with every line break (CRLF, a lone CR) written as LF."""
     return LINE_BREAK.sub("\n", text) if "\r" in text else text

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from .offsets import has_line_break, last_line
 from .tokens import TokenStream
 
 SPACE_UNITS = (2, 3, 4, 8)   # the widths a space unit may have
@@ -240,4 +241,4 @@ def continuation_siblings(tokens, gap_texts, starts: list[int] | None = None, ev
 
 
 def _indent_columns(gap: str) -> int:
-    return columns(gap[gap.rfind("\n") + 1:]) if "\n" in gap else 0
+    return columns(last_line(gap)) if has_line_break(gap) else 0

@@ -11,17 +11,14 @@ from bench.calibration_fit import (
     INJECTED,
     Family,
     Labelled,
-    Rated,
     _logistic,
     belief_weights,
     fit,
     fit_habits,
-    fit_habits_beside,
     habit_break,
     isotonic,
-    least_beside,
 )
-from check.calibration import FAR_FLOOR, POOLED, Calibration, CalibrationError, Evidence, HabitBelief
+from check.calibration import FAR_FLOOR, POOLED, Calibration, CalibrationError, Evidence
 
 
 @given(st.lists(st.floats(0, 1, allow_nan=False), max_size=40))
@@ -187,58 +184,6 @@ def test_the_habit_belief_ranks_a_rare_break_above_a_common_one_and_keeps_the_bu
     assert fitted.least_belief(1.01) == math.inf
 
 
-def _large_dataset() -> list[Labelled]:
-    """The breaks of a large repository: slips injected where it writes the repair 200,000 times and the gap
-    100 times (right), and anomalies in its clean files that look alike but for one more in the file, or
-    that the repository writes 5,000 times."""
-    out = []
-    for i in range(60):
-        out.append(Labelled(_evidence(100, 200_000), True, False, f"s{i}", "large"))
-        out.append(Labelled(_evidence(100, 200_000, fo=1), False, True, f"e{i}", "injected"))
-        out.append(Labelled(_evidence(5000, 200_000, fo=4), False, True, f"g{i}", "injected"))
-    return out
-
-
-@pytest.mark.parametrize("bias, reported", [
-    (10.0, True),    # the first belief leans on the count of the repair: blind to a large repository's breaks
-    (100.0, False),  # the first believes every break: it alone spends the budgets, nothing is left beside it
-])
-def test_the_large_repositories_belief_reports_their_slips_within_what_both_beliefs_may_spend(bias, reported):
-    families = {"injected": Family(100_000, 40, {"low": 0.0, "medium": 0.05, "high": 0.5}, {})}
-    first = HabitBelief({"bias": bias, "repo-repaired": -1.0}, ((0.0, 0.5),),
-                        {n: 3.0 for n in families["injected"].budgets})
-    large = fit_habits_beside(_large_dataset(), families, first, {"injected", "large"})
-    slip, anomaly, common = _evidence(100, 200_000), _evidence(100, 200_000, fo=1), _evidence(5000, 200_000, fo=4)
-    assert large.belief(common) < large.belief(anomaly) < large.belief(slip)
-    # (the confidence joins the isotonic knots by straight lines: an anomaly believed less is less confident)
-    assert large.confidence(slip) == pytest.approx(1.0) and large.confidence(anomaly) < 0.5
-    for name, cut in large.cutoffs.items():
-        # the 60 look-alikes share one belief, more than any budget allows: every cut-off stops above them
-        assert (large.belief(anomaly) < cut <= large.belief(slip)) if reported else cut == math.inf
-
-
-def _rated(already: str) -> list[Rated]:
-    """A slip, then three anomalies in clean files; those named in `already` the other belief reports."""
-    return [Rated(3.0, True, False, "a", "f", "a" in already)] + [
-        Rated(v, False, True, n, "f", n in already) for v, n in ((2.0, "b"), (1.0, "c"), (0.5, "d"))]
-
-
-@pytest.mark.parametrize("rated, expected", [
-    (_rated(""), 1.0),       # the family allows 2 false breaks: down to c
-    (_rated("b"), 1.0),      # b spent by the other belief (counted once): the same
-    (_rated("bc"), 3.0),     # b and c spent by it: only the slip above d is left
-    (_rated("bcd"), math.inf),   # it spends more than the budget: nothing beside it
-    ([Rated(1.0, False, True, "c", "x"), Rated(0.5, False, True, "d", "x")], 0.5),   # a family without budgets
-    ([Rated(2.0, False, True, n, "f") for n in "bcd"], math.inf),   # a cut-off falls between distinct beliefs
-])
-def test_the_least_belief_beside_another_keeps_the_budgets_of_both(rated, expected):
-    families = {"f": Family(1000, 0, {"low": 0.0, "medium": 2.0, "high": 4.0}, {})}
-    assert least_beside(rated, families, "medium") == expected
-
-
 def test_the_habit_belief_needs_breaks_of_the_family_it_measures():
     with pytest.raises(CalibrationError):
         fit_habits([Labelled(_evidence(0, 10), True, False, "f", "other")], {"other": Family(100)}, "slips")
-    first = HabitBelief({"bias": 0.0}, ((0.0, 0.5),), {"medium": 0.0})
-    with pytest.raises(CalibrationError):
-        fit_habits_beside([Labelled(_evidence(0, 10), False, False, "f", "large")], {}, first, {"large"})

@@ -122,28 +122,23 @@ def test_each_habit_weighs_its_evidence_its_own_way():
 def test_a_habit_belief_survives_its_file(tmp_path_factory, weights, curve, cutoffs):
     path = tmp_path_factory.mktemp("cal") / "calibration.json"
     curve = tuple(sorted(curve))
-    for large in (None, HabitBelief({"bias": 1.0, **weights}, curve[::-1][:1], cutoffs)):
-        cal = Calibration({POOLED: ((0.0, 0.5),)}, {"low": 0.5, "medium": 0.5, "high": 0.5}, weights={"bias": 0.0},
-                          habits=HabitBelief(weights, curve, cutoffs), habits_large=large)
-        cal.save(path)
-        assert (Calibration.load(path).habits, Calibration.load(path).habits_large) == (cal.habits, large)
+    cal = Calibration({POOLED: ((0.0, 0.5),)}, {"low": 0.5, "medium": 0.5, "high": 0.5}, weights={"bias": 0.0},
+                      habits=HabitBelief(weights, curve, cutoffs))
+    cal.save(path)
+    assert Calibration.load(path).habits == cal.habits
 
 
 BELIEVED, DOUBTED = HabitBelief({"bias": 1.0}, ((0.0, 0.9),), {}), HabitBelief({"bias": -1.0}, ((0.0, 0.9),), {})
 
 
-@pytest.mark.parametrize("habits, least, large, reported", [
+@pytest.mark.parametrize("habits, least, reported", [
     # a belief of 1.0 (the bias alone), a confidence of 0.9 from belief 0 on; the least belief reported
-    (BELIEVED, 0.5, None, 0.9),
-    (BELIEVED, 1.5, None, None),     # believed less than the least reported
-    (DOUBTED, 0.5, None, None),
-    (None, 0.5, None, None),         # no habit belief: no break is believed
-    # the large repositories' belief beside it (least -2): it reports what the first doubts, at its precision
-    (DOUBTED, 0.5, HabitBelief({"bias": -1.0}, ((-3.0, 0.6),), {}), 0.6),
-    (DOUBTED, 0.5, HabitBelief({"bias": -3.0}, ((-3.0, 0.6),), {}), None),
-    (BELIEVED, 0.5, HabitBelief({"bias": -1.0}, ((-3.0, 0.6),), {}), 0.9),   # both: the higher precision
+    (BELIEVED, 0.5, 0.9),
+    (BELIEVED, 1.5, None),     # believed less than the least reported
+    (DOUBTED, 0.5, None),
+    (None, 0.5, None),         # no habit belief: no break is believed
 ])
-def test_the_engine_reports_a_believed_break_where_it_is(tmp_path, tiny_model, habits, least, large, reported):
+def test_the_engine_reports_a_believed_break_where_it_is(tmp_path, tiny_model, habits, least, reported):
     from check.engine import CheckConfig, check_text
     from lm.model import LanguageModel
     from parsing.schemes import get_scheme
@@ -152,9 +147,8 @@ def test_the_engine_reports_a_believed_break_where_it_is(tmp_path, tiny_model, h
     lm = LanguageModel(str(tiny_model))
     text = _text("        if (a1 > 0) { ")
     style = _folder(tmp_path, [text, *(_other(n) for n in range(3))], lm.scheme)
-    cal = Calibration({POOLED: ((0.0, 0.5),)}, {"low": 0.5, "medium": 0.5, "high": 0.5}, habits=habits,
-                      habits_large=large)
-    cfg = CheckConfig({POOLED: math.inf}, habit_least=least, habit_least_large=-2.0)   # the ranking reports nothing
+    cal = Calibration({POOLED: ((0.0, 0.5),)}, {"low": 0.5, "medium": 0.5, "high": 0.5}, habits=habits)
+    cfg = CheckConfig({POOLED: math.inf}, habit_least=least)   # the ranking reports nothing
     found = check_text(Scorer(lm), get_scheme(lm.scheme), text, "A.java", cfg, cal, style)
     expected = [("trailing-space", " \n            ", "\n            ", reported, "trailing")] if reported else []
     assert [(f.rule, f.observed, f.repaired, f.confidence, f.evidence["habit"]) for f in found] == expected

@@ -263,3 +263,19 @@ def test_grammar_language_of_a_missing_package_says_so():
     from parsing.grammar import grammar_language
     with pytest.raises(ModuleNotFoundError, match="tree_sitter_no_such_grammar"):
         grammar_language("tree_sitter_no_such_grammar")
+
+
+@pytest.mark.parametrize("text, head, last", [
+    ("\n    ", "\n", "    "), ("  \n\n\t", "  \n\n", "\t"), ("\r\n  ", "\r\n", "  "), ("\r  ", "\r", "  "),
+    (" ", "", " "), ("", "", ""), ("\n", "\n", ""),
+])
+def test_a_gap_splits_at_its_last_line_break(text, head, last):
+    from parsing.offsets import last_line, split_last_line
+    assert split_last_line(text) == (head, last) and last_line(text) == last
+
+
+@given(st.text(alphabet=" \t\r\nx"))
+def test_a_split_gap_joins_back(text):
+    from parsing.offsets import has_line_break, split_last_line
+    head, last = split_last_line(text)
+    assert head + last == text and not has_line_break(last) and (head == "" or head[-1] in "\r\n")
