@@ -35,7 +35,7 @@ import re
 from array import array
 from collections import Counter
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from parsing.offsets import LINE_BREAK, last_line, split_last_line
 from parsing.style import mixed
@@ -172,13 +172,11 @@ def breaks(walked: FileGaps, repo_habits: HabitCounts | None, repo_counts, keys_
         # say is in how the lines break, and the indentation's shifts split the counts many ways
         observed_of = [_family(syms[2 * g], symbol) for g, _, symbol in asked]
         repaired_of = [_family(symbol, syms[2 * g]) for g, _, symbol in asked]
-        flat, bounds = [], [0]
-        for (g, _, _), xs in zip(asked * 2, observed_of + repaired_of):
-            flat += [(syms[2 * g - 1], x, syms[2 * g + 1]) for x in xs]
-            bounds.append(len(flat))
-        flat_keys = keys_of(flat)
-        others, own = np.add.reduceat(others_count(flat_keys), bounds[:-1]), np.add.reduceat(own_count(flat_keys),
-                                                                                             bounds[:-1])
+        parts = [_family_keys(syms[2 * g - 1], xs, syms[2 * g + 1], keys_of)
+                 for (g, _, _), xs in zip(asked * 2, observed_of + repaired_of)]
+        starts = np.cumsum([0] + [len(x) for x in parts[:-1]])   # each ask's first key (a family has one at least)
+        flat_keys = np.concatenate(parts)
+        others, own = np.add.reduceat(others_count(flat_keys), starts), np.add.reduceat(own_count(flat_keys), starts)
         k = len(asked)
         best: dict[int, tuple[int, int, str, int, int]] = {}   # gap -> (seen elsewhere, own, repair, observed, own)
         for j, (gap, repaired, _) in enumerate(asked):
@@ -201,6 +199,7 @@ _LINE_SYMBOL = re.compile(r"(·n\d+r?)(=|[+-]\d+)")
 _SHIFTS = ("=", *(f"{d:+d}" for d in range(-8, 9) if d))
 
 
+@lru_cache(maxsize=1 << 14)   # a file asks a few hundred times, of a few dozen pairs
 def _family(symbol: str, other_symbol: str) -> tuple[str, ...]:
     """The symbols counted for gap symbol `symbol` against the other way of writing the gap (`other_symbol`):
     every indentation shift of its line breaks when both break the line a different number of times
@@ -210,6 +209,20 @@ def _family(symbol: str, other_symbol: str) -> tuple[str, ...]:
     if m is None or (o is not None and o.group(1) == m.group(1)):
         return (symbol,)
     return tuple(m.group(1) + shift for shift in _SHIFTS)
+
+
+_FAMILY_KEYS: dict[tuple[str, tuple[str, ...], str], object] = {}   # (before, family, after) -> its narrow keys
+
+
+def _family_keys(before: str, family: tuple[str, ...], after: str, keys_of):
+    """The narrow keys of each symbol of `family` between `before` and `after` (a file asks hundreds of times,
+    mostly the same few: kept for the process, bounded)."""
+    got = _FAMILY_KEYS.get((before, family, after))
+    if got is None:
+        if len(_FAMILY_KEYS) > 1 << 16:
+            _FAMILY_KEYS.clear()
+        got = _FAMILY_KEYS[(before, family, after)] = keys_of([(before, x, after) for x in family])
+    return got
 
 
 _ENDS_STATEMENT = frozenset({";", "{", "}", "LINECOMMENT", "BLOCKCOMMENT", "JAVADOC"})
@@ -260,8 +273,11 @@ def _indent_char_breaks(walked: FileGaps, repo_counts, keys_of) -> list[Break]:
     else:
         return []
     out = []
+    starts = ("\n" + foreign, "\r" + foreign)   # a line indented with it (most gaps are not: asked first)
     for gap in range(1, len(texts) - 1):
         text = texts[gap]
+        if starts[0] not in text and starts[1] not in text:
+            continue
         head, indent = split_last_line(text)
         if not head or indent[:1] != foreign:
             continue
