@@ -172,8 +172,8 @@ TRAILING_SPACE = Rule(
     "Where the repository's other files write it too, and in a file that writes it on other lines: it "
     "is reported as a break of the repository's habit (check/breaks.py), believed by how rarely the "
     "repository and the file write trailing whitespace (or whitespace on blank lines) and how few other "
-    "breaks the file has, as measured on real slips (docs/habits.md). Most such "
-    "whitespace stays unreported at the default sensitivity: clean files hold it as often as slipped ones.",
+    "breaks the file has, as measured on slips made by hand in repositories whose CI enforces a formatter "
+    "(docs/habits.md). In a repository that writes almost none, one is reported at the default sensitivity.",
     "Whitespace on blank lines in a repository whose editor indents them, where its other files rarely "
     "show it.",
     group="lines")
