@@ -16,10 +16,19 @@ where they write the repair often:
   against the one the repository writes most there of one space and none (`if(`, `x ;`, a run of spaces);
 - `line-break`: the same, where what the repository writes most there is the line broken at the line's
   own indentation (`) {` in a repository that puts `{` on a line of its own);
+- `join`, `brace`, the blank-line habits (`blank-line-missing`, `blank-line-missing-after-block`,
+  `blank-line-extra`, `blank-lines-doubled`) and `continuation`: a gap holding a line break against the
+  lines joined, `{` on its header's line or its own, a blank line fewer or more, or the line a unit or two
+  off, counted over the line break's family (every indentation of it);
+- `indent-char`: a line indented with a tab in a repository whose other files indent with spaces, or the
+  reverse;
+- `continuation-first` and `continuation-sibling`: a statement's first continuation line, or a bracket's
+  first line, at an offset the repository rarely writes, and a continuation line unlike its siblings in the
+  same bracket (parsing/style.py's first_continuations and continuation_siblings);
 - `indentation`: a line that starts a statement (or closes a block, or is a `case` label) indented from its
   block's header otherwise than the file indents the other lines of its kind (check/structure.py), when
   the repository writes the repair's gap symbol between the same two kinds of tokens far more often (a line
-  one level too deep, a `}` that does not line up).
+  one level too deep, a `}` that does not line up), and the rest of a block shifted whole with its header.
 
 Tried and left out (docs/notes/habits.md): a line's indentation against the repository's
 indentation symbols alone (without the structure), a bare blank line where the repository indents its
@@ -27,7 +36,7 @@ blank lines, and the file's end without a line break against how the repository'
 
 Pure: from a file's walk (gap texts, symbols and their ids, indentations, unit, narrow keys) and the
 repository's counts. How far each break is believed is check/calibration.py's (the habit belief, fitted on
-real slips).
+slips made by hand in repositories whose CI enforces a formatter: bench/hand_slips.py).
 """
 from __future__ import annotations
 
@@ -38,16 +47,22 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
 from parsing.offsets import LINE_BREAK, last_line, split_last_line
-from parsing.style import mixed
+from parsing.style import (
+    STATEMENT_ENDS,
+    columns,
+    continuation_siblings,
+    first_continuations,
+    indentation_of,
+    line_starts,
+    mixed,
+)
 from parsing.symbols import gap_symbol
 from ranker.habits import VARIABLES, HabitCounts, habit_values, habits
 from ranker.repairs import retab
 
 HABITS = ("trailing", "blank-line", "mixed-indent", "indent-char", "spacing", "line-break", "join", "brace",
           "blank-line-missing", "blank-line-missing-after-block", "blank-line-extra", "blank-lines-doubled",
-          "continuation", "continuation-first",
-          "continuation-sibling",
-          "indentation")
+          "continuation", "continuation-first", "continuation-sibling", "indentation")
 # The habits whose repairs indent a line as the structure says (a sibling's, a bracket's step, a block's): a
 # continuation made as deep as the line before is then no harm (check/safety.py)
 STRUCTURAL = frozenset({"continuation-sibling", "continuation-first", "indentation"})
@@ -101,7 +116,6 @@ class FileGaps:
         if self.ids is not None:
             from ranker.cache import line_events
             return line_events(self.ids)
-        from parsing.style import line_starts
         tokens = self.symbols[1::2]
         return tokens, line_starts(self.texts, len(tokens)), None
 
@@ -117,15 +131,16 @@ def breaks(walked: FileGaps, repo_habits: HabitCounts | None, repo_counts, keys_
     included; `keys_of(triples)`: the narrow keys of (before, gap, after) symbol triples (ranker/cache.py's
     narrow_keys_of). The symbols' counts are asked for all gaps at once (a file has thousands)."""
     import numpy as np
+
+    from ranker.counts import counted, lookup  # numpy: imported once a file is walked
     texts, syms, unit = walked.texts, walked.symbols, walked.unit
     values = np.frombuffer(walked.habit_values, dtype=np.int8).reshape(-1, VARIABLES)
     keys = np.asarray(walked.keys, dtype=np.int64)
-    distinct, at, own_counts = np.unique(keys, return_inverse=True, return_counts=True)
+    file_counts = counted(keys)
 
     def own_count(ks) -> np.ndarray:
         """How often the file writes each of narrow keys `ks`."""
-        i = np.minimum(np.searchsorted(distinct, ks), len(distinct) - 1)
-        return np.where(distinct[i] == ks, own_counts[i], 0) if len(distinct) else np.zeros(len(ks), np.int64)
+        return lookup(file_counts, np.asarray(ks, dtype=np.int64))
 
     def others_count(ks) -> np.ndarray:
         """The repository's counts of narrow keys `ks` without the file's own (0 at least: a file the counts
@@ -152,7 +167,7 @@ def breaks(walked: FileGaps, repo_habits: HabitCounts | None, repo_counts, keys_
         found.setdefault(b.gap, b)
     asked: list[tuple[int, str, str]] = []   # (gap, repair, its symbol) of the spacing breaks to weigh
     newline = next((m.group() for m in map(LINE_BREAK.search, texts) if m), "\n")   # the file's line break
-    rare = inner & (own_counts[at] <= MAX_OWN)
+    rare = inner & (own_count(keys) <= MAX_OWN)
     for gap in np.nonzero(rare & (values[:, 0] < 0))[0].tolist():   # on a line
         # one space, none, or the line broken there at its own indentation (`) {` where `{` goes below)
         for r in (" ", "", newline + walked.indents[gap]):
@@ -162,7 +177,7 @@ def breaks(walked: FileGaps, repo_habits: HabitCounts | None, repo_counts, keys_
     # a line break with none of the habits above broken: the lines joined (`)` and `{` on two lines), a blank
     # line more or fewer, or a continuation's indentation a unit or two off
     for gap in np.nonzero(rare & (values[:, 0] == 0) & (values[:, 1] <= 0) & (values[:, 2] <= 0))[0].tolist():
-        for r in _line_options(texts[gap], newline, unit, syms[2 * gap - 1] in _ENDS_STATEMENT):
+        for r in _line_options(texts[gap], newline, unit, syms[2 * gap - 1] in STATEMENT_ENDS):
             symbol = gap_symbol(r, walked.indents[gap], unit)
             if symbol != syms[2 * gap]:
                 asked.append((gap, r, symbol))
@@ -225,9 +240,6 @@ def _family_keys(before: str, family: tuple[str, ...], after: str, keys_of):
     return got
 
 
-_ENDS_STATEMENT = frozenset({";", "{", "}", "LINECOMMENT", "BLOCKCOMMENT", "JAVADOC"})
-
-
 def _line_options(text: str, newline: str, unit: str | None, statement: bool) -> list[str]:
     """The other ways to write a gap that holds a line break and nothing else but indentation: the two lines
     joined by a space (one line break), a blank line fewer or one more (up to two), and, on a line that
@@ -257,7 +269,6 @@ def _indent_char_breaks(walked: FileGaps, repo_counts, keys_of) -> list[Break]:
     of its lines that start with a space), each TAB_STOP columns as a tab. What the mixed-indent habit misses:
     a file too short to tell its own unit (one tab line against one space line reads as tab-indented), and
     spaces alone in a tab-indented file."""
-    from parsing.style import indentation_of
     from ranker.cache import INDENT_LINES, indent_lines
     texts = walked.texts
     own = indent_lines(texts)   # as the learning pass counted the file
@@ -294,7 +305,6 @@ def _continuation_breaks(walked: FileGaps, repo_counts, keys_of) -> list[Break]:
     """The lines that first continue a statement (parsing/style.py's first_continuations) at an offset from it
     that the repository's other files rarely write where they write another one almost always (+4 columns in
     google-java-format's style, +8 in AOSP's), re-indented to that one in the file's unit."""
-    from parsing.style import columns, first_continuations
     from ranker.cache import continuation_triple
     if not walked.unit:
         return []
@@ -327,7 +337,6 @@ def _sibling_breaks(walked: FileGaps, repo_counts, keys_of) -> list[Break]:
     sibling with the previous; a first sibling, when the next two line up), re-indented as a sibling that
     lines up; and a bracket's first line at a step from its opening line that the repository rarely writes
     where it writes another one almost always, re-indented at that step."""
-    from parsing.style import columns, continuation_siblings
     from ranker.cache import sibling_triple
     if not walked.unit:
         return []
@@ -419,8 +428,6 @@ def _blocks(walked: FileGaps, starts_line, headers: list[Break], off: set[int]) 
     """The rest of each block whose header line is a break while its closing '}' lines up with the header as
     written (the block was shifted whole: its lines are where the header's habit puts them): every line from
     the header's to the '}''s re-indented by the header's shift, each a break that follows the header's."""
-    from parsing.style import columns
-
     from .structure import block_ends
     ends = block_ends(walked.ids, starts_line)
     texts, unit = walked.texts, walked.unit
@@ -429,7 +436,7 @@ def _blocks(walked: FileGaps, starts_line, headers: list[Break], off: set[int]) 
         end = ends.get(b.gap)
         if end is None or end in off:
             continue
-        shift = columns(LINE_BREAK.split(b.repaired)[-1]) - columns(LINE_BREAK.split(b.observed)[-1])
+        shift = columns(last_line(b.repaired)) - columns(last_line(b.observed))
         moved = []
         for g in range(b.gap + 1, end + 1):
             head, indent = split_last_line(texts[g])
@@ -465,7 +472,7 @@ def _habit_break(gap: int, text: str, unit: str | None, own, repo: HabitCounts |
         head = text[:len(text) - len(lines[-1])]
         options = [retab(lines[-1], unit)]
         if unit and unit != "\t":
-            options.append(" " * _columns(lines[-1], WIDE_TAB))
+            options.append(" " * columns(lines[-1], WIDE_TAB))
         return new[:-1] + [likelier(gap, [head + o for o in options])[len(head):]]
 
     first, new = None, list(lines)
@@ -493,11 +500,3 @@ def _kept(observed: float, repaired: float) -> bool:
     """Whether the repository keeps the habit: writes the repair MIN_SEEN times or more, and the gap as it is
     in at most MAX_SHARE of the two."""
     return repaired >= MIN_SEEN and observed <= MAX_SHARE * (observed + repaired)
-
-
-def _columns(ws: str, stop: int) -> int:
-    """The width of indentation `ws` with a tab reaching the next multiple of `stop` columns."""
-    width = 0
-    for c in ws:
-        width = (width // stop + 1) * stop if c == "\t" else width + 1
-    return width

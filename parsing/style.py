@@ -137,11 +137,11 @@ def _convert(indent: str, source: Indentation, target: Indentation) -> str:
 TAB_STOP = 4   # columns between tab stops, when indentation is measured in columns
 
 
-def columns(indent: str) -> int:
-    """The width of a run of leading whitespace, a tab moving to the next multiple of TAB_STOP."""
+def columns(indent: str, stop: int = TAB_STOP) -> int:
+    """The width of a run of leading whitespace, a tab moving to the next multiple of `stop` columns."""
     col = 0
     for ch in indent:
-        col = (col // TAB_STOP + 1) * TAB_STOP if ch == "\t" else col + 1
+        col = (col // stop + 1) * stop if ch == "\t" else col + 1
     return col
 
 

@@ -35,7 +35,8 @@ def counted(keys: np.ndarray) -> Pair:
     return distinct.astype(np.int64, copy=False), n.astype(np.int64, copy=False)
 
 
-def _lookup(pair: Pair, asked: np.ndarray) -> np.ndarray:
+def lookup(pair: Pair, asked: np.ndarray) -> np.ndarray:
+    """The count of each of keys `asked` in `pair` (0: not there)."""
     keys, counts = pair
     if not len(keys):
         return np.zeros(len(asked), dtype=np.int64)
@@ -73,7 +74,7 @@ class Counts:
 
     def narrow_counts(self, keys: np.ndarray) -> np.ndarray:
         """How often each of `narrow_key`s `keys` occurs."""
-        return _lookup(self.narrow, np.asarray(keys, dtype=np.int64))
+        return lookup(self.narrow, np.asarray(keys, dtype=np.int64))
 
     def count(self, ctx: tuple[str, ...], symbol: str) -> int:
         """How often `symbol` fills the gap between the 2R tokens of `ctx`, for one R of REACHES ('|' past
@@ -84,7 +85,7 @@ class Counts:
         for i, token in enumerate(ctx):
             ids += [intern(token), intern(symbol) if i == reach - 1 else PAD]
         key = wide_keys(np.array(ids, dtype=np.int64))[level][reach:reach + 1]
-        return int(_lookup(self.wide[level], key)[0])
+        return int(lookup(self.wide[level], key)[0])
 
 
 def total(parts: list[Counts], signs: list[int] | None = None) -> Counts:

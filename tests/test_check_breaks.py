@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from check.breaks import _columns
 from check.calibration import POOLED, Calibration, Evidence, HabitBelief, habit_features
+from parsing.style import columns
 
 BODY = "        int a{i} = {i};\n        if (a{i} > 0) {{\n            a{i}++;\n        }}\n"
 
@@ -103,7 +103,7 @@ def test_a_habit_the_repository_does_not_keep_is_no_break(tmp_path):
     ("\t", 8, 8), ("    \t", 8, 8), ("\t    ", 8, 12), ("  \t", 4, 4), ("\t\t", 4, 8), ("", 8, 0), ("   ", 8, 3),
 ])
 def test_a_tab_reaches_the_next_stop(ws, stop, width):
-    assert _columns(ws, stop) == width
+    assert columns(ws, stop) == width
 
 
 def _evidence(ro, rr, fo=0, fr=50, habit="trailing", breaks=0):
