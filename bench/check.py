@@ -169,16 +169,15 @@ def injected_breaks(repos: list[Repo], workers: int, learn: str | None = None):
     left out: the ranking finds those, a habit finding would add nothing there.)"""
     out = []
     WORK.mkdir(parents=True, exist_ok=True)
-    keep = open(WORK / "injected-breaks.jsonl", "w")   # for a look at what was labelled how
-    for repo in repos:
-        found: set[str] = set()
-        for f in run_check(repo, ALL_BREAKS, workers, learn):
-            path = str(Path(f["path"]).absolute())
-            if not _right(repo, f, found):
-                out.append(Labelled.of_finding(f, False, path in repo.clean, path, INJECTED))
-                keep.write(json.dumps({**f, "set": repo.name, "clean": out[-1].clean}) + "\n")
-        print(f"calibration: {repo.name}: {len(out)} habit breaks elsewhere so far", file=sys.stderr)
-    keep.close()
+    with open(WORK / "injected-breaks.jsonl", "w") as keep:   # for a look at what was labelled how
+        for repo in repos:
+            found: set[str] = set()
+            for f in run_check(repo, ALL_BREAKS, workers, learn):
+                path = str(Path(f["path"]).absolute())
+                if not _right(repo, f, found):
+                    out.append(Labelled.of_finding(f, False, path in repo.clean, path, INJECTED))
+                    keep.write(json.dumps({**f, "set": repo.name, "clean": out[-1].clean}) + "\n")
+            print(f"calibration: {repo.name}: {len(out)} habit breaks elsewhere so far", file=sys.stderr)
     return out
 
 

@@ -157,43 +157,49 @@ HAND = "hand slips"
 def calibration_breaks(repos: dict[str, Path], seeds, workers: int, work: Path = WORK):
     """Every habit break in `repos` slipped with each of `seeds`, labelled (right: on a gap a slip changed;
     clean: in a file without a slip; family HAND), and the lines and files without a slip."""
-    from bench.calibration_fit import ALL_BREAKS, Labelled
+    from bench.calibration_fit import ALL_BREAKS
     out, lines, files = [], 0, 0
     (work / "calibration").mkdir(parents=True, exist_ok=True)
-    keep = open(work / "calibration" / "habit-breaks.jsonl", "w")   # for a look at what was labelled how
-    for name, source in repos.items():
-        for seed in seeds:
-            dest = work / "calibration" / f"{name}-{seed}"
-            slips = make_repo(source, dest, PER_KIND, seed)
-            seen = set()
-            for f in run_check(dest, ALL_BREAKS, workers):
-                # a block shifted whole is one break: its lines that follow the header carry its evidence
-                key = (f["path"], json.dumps(f["evidence"], sort_keys=True))
-                if key in seen:
-                    continue
-                seen.add(key)
-                slip, start = slips.get(f["path"]), f["gap_offset"] - 1
-                out.append(Labelled.of_finding(f, bool(slip and slip.touched(start, start + len(f["original"]))),
-                                               slip is None, f"{name}-{seed}/{f['path']}", HAND))
-                keep.write(json.dumps({**f, "right": out[-1].right, "clean": out[-1].clean, "file": out[-1].file,
-                                       "kind": slip.kind if slip else ""}) + "\n")
-            for rel, slip in slips.items():   # and what was not even a candidate
-                keep.write(json.dumps({"slip": slip.kind, "file": f"{name}-{seed}/{rel}"}) + "\n")
-            for p in java_files(dest):
-                if str(p.relative_to(dest)) not in slips:
-                    files += 1
-                    lines += read_source(p).count("\n") + 1
-            shutil.rmtree(dest)
-            print(f"calibration: {name} seed {seed}: {len(out)} breaks so far", file=sys.stderr)
-    keep.close()
+    with open(work / "calibration" / "habit-breaks.jsonl", "w") as keep:   # for a look at what was labelled how
+        for name, source in repos.items():
+            for seed in seeds:
+                dest = work / "calibration" / f"{name}-{seed}"
+                slips = make_repo(source, dest, PER_KIND, seed)
+                for labelled, record in _labelled(run_check(dest, ALL_BREAKS, workers), slips, f"{name}-{seed}"):
+                    out.append(labelled)
+                    keep.write(json.dumps(record) + "\n")
+                for rel, slip in slips.items():   # and every slip, a candidate or not
+                    keep.write(json.dumps({"slip": slip.kind, "file": f"{name}-{seed}/{rel}"}) + "\n")
+                for p in java_files(dest):
+                    if str(p.relative_to(dest)) not in slips:
+                        files += 1
+                        lines += read_source(p).count("\n") + 1
+                shutil.rmtree(dest)
+                print(f"calibration: {name} seed {seed}: {len(out)} breaks so far", file=sys.stderr)
     return out, lines, files
+
+
+def _labelled(findings: list[dict], slips: dict[str, HandSlip], run: str):
+    """The habit breaks of one run (`run`: its name; a block shifted whole is one break: its lines that follow
+    the header carry its evidence), each labelled by `slips`, with the record kept of it."""
+    from bench.calibration_fit import Labelled
+    seen = set()
+    for f in findings:
+        key = (f["path"], json.dumps(f["evidence"], sort_keys=True))
+        if key in seen:
+            continue
+        seen.add(key)
+        slip, start = slips.get(f["path"]), f["gap_offset"] - 1
+        labelled = Labelled.of_finding(f, bool(slip and slip.touched(start, start + len(f["original"]))),
+                                       slip is None, f"{run}/{f['path']}", HAND)
+        yield labelled, {**f, "right": labelled.right, "clean": labelled.clean, "file": labelled.file,
+                         "kind": slip.kind if slip else ""}
 
 
 def calibrate(workers: int, repos=DEVELOPMENT, seeds=CAL_SEEDS, others=(), families=None) -> None:
     """The habit belief fitted on the hand-made slips of the development repositories and `others` (more
     labelled breaks: (evidence, right, in a clean file, file, family), with their `families`' budgets), its
-    curve the hand slips', into CALIBRATION (the rest of it kept; the habit belief of large repositories is
-    dropped: this one is fitted on them)."""
+    curve the hand slips', into CALIBRATION (the rest of it kept)."""
     from dataclasses import replace
 
     from bench.calibration_fit import Family, fit_habits

@@ -308,8 +308,8 @@ def _habit_findings(text: str, path: str, edits: _Edits, context: _Context, cfg:
         line, column = line_col(text, offset)
         # (a break's repair keeps the gap's own line breaks: CRLF stays CRLF)
         out.append((Finding(path, line, column, offset, rule.id, message, confidence, 0.0, start, b.observed,
-                            b.repaired,
-                            evidence_fields(evidence)), b.follows >= 0, b.follows if b.follows >= 0 else b.gap))
+                            b.repaired, evidence_fields(evidence)), b.follows >= 0,
+                    b.follows if b.follows >= 0 else b.gap))
     # most confident first, a block's lines right after their header
     return [(f, follows) for f, follows, _ in sorted(out, key=lambda x: (-x[0].confidence, x[2], x[1], x[0].start))]
 
