@@ -29,6 +29,8 @@ from parsing.offsets import last_line
 from parsing.style import detect_indentation
 from parsing.tokens import TokenStream
 
+from .injection import keeps_tokens
+
 KINDS = ("tab", "trailing", "space-semicolon", "comma", "keyword-paren", "binary", "double-space", "double-blank",
          "missing-blank", "brace-line", "deep-block", "continuation")
 KEYWORDS = frozenset({"if", "for", "while", "switch", "catch", "synchronized"})
@@ -199,10 +201,9 @@ def inject(text: str, kind: str, rng: random.Random) -> HandSlip | None:
     if not _clear(len(sites), wrong):
         return None
     rng.shuffle(sites)
-    tokens = stream.texts
     for edits in sites[:20]:
         slipped, spans = _rewrite(stream, edits)
-        if tokenize(slipped).texts == tokens:
+        if keeps_tokens(stream, slipped):
             return HandSlip(kind, text, slipped, spans)
     return None
 

@@ -67,10 +67,6 @@ def quotas(count: int, mix: dict[str, float] = CODREP2019_MIX) -> dict[str, int]
     return out
 
 
-def token_texts(stream: TokenStream) -> list[str]:
-    return [stream.source[s:e] for s, e in zip(stream.starts, stream.ends)]
-
-
 def apply(stream: TokenStream, gap: int, kind: str, edited_gap: str, answer_at: int) -> tuple[str, InjectedEdit]:
     """The edited text and its record, for gap `gap` rewritten to `edited_gap` with the answer at
     position `answer_at` of the edited gap (== its length: the next token's first character)."""
@@ -88,9 +84,9 @@ def keeps_tokens(stream: TokenStream, text: str, language: str = "java") -> bool
     """Whether edited `text` has the tokens of `stream` (and, where gaps are syntax, Python's tokens too:
     no INDENT, DEDENT or NEWLINE made or lost)."""
     if language == "java":
-        return token_texts(tokenize(text)) == token_texts(stream)
+        return tokenize(text).texts == stream.texts
     lang = get_language(language)
-    if token_texts(lang.tokenize(text)) != token_texts(stream):
+    if lang.tokenize(text).texts != stream.texts:
         return False
     return lang.same_syntax is None or lang.same_syntax(stream.source, text)
 
