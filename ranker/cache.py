@@ -161,9 +161,10 @@ def line_events(ids) -> tuple[list[str], list[int], list[int]]:
 
 
 def learned_narrow(ids: np.ndarray, gap_texts) -> tuple[np.ndarray, np.ndarray]:
-    """A file's narrow keys and their counts (sorted, unique; int64), with its INDENT_LINES counts and a count
-    per offset of its first continuation lines (continuation_triple): what bin/check weighs a finding with,
-    learned alike for a folder (ranker/folder.py) and a work tree (check/repostyle.py)."""
+    """A file's narrow keys and their counts (int64; a key may come more than once: ranker/counts.py sums
+    them), with its INDENT_LINES counts, a count per offset of its first continuation lines
+    (continuation_triple) and per step of its continuation lines (sibling_triple): what bin/check weighs a
+    finding with, learned alike for a folder (ranker/folder.py) and a work tree (check/repostyle.py)."""
     from parsing.style import continuation_siblings, first_continuations
     keys, counts = np.unique(narrow_keys(ids), return_counts=True)
     tokens, starts, events = line_events(ids)
@@ -172,13 +173,9 @@ def learned_narrow(ids: np.ndarray, gap_texts) -> tuple[np.ndarray, np.ndarray]:
     extra = narrow_keys_of([*INDENT_LINES, *map(continuation_triple, offsets),
                             *(sibling_triple(d) for _, _, d in siblings),
                             *(sibling_triple(d, opened) for _, _, d, opened in firsts)])
-    keys = np.concatenate([keys.astype(np.int64), extra])
-    counts = np.concatenate([counts.astype(np.int64), np.asarray(indent_lines(gap_texts), np.int64),
-                             np.ones(len(offsets) + len(siblings) + len(firsts), np.int64)])
-    order = np.argsort(keys, kind="stable")
-    keys, counts = keys[order], counts[order]
-    distinct, first = np.unique(keys, return_index=True)
-    return distinct, np.add.reduceat(counts, first) if len(keys) else counts
+    return (np.concatenate([keys.astype(np.int64), extra]),
+            np.concatenate([counts.astype(np.int64), np.asarray(indent_lines(gap_texts), np.int64),
+                            np.ones(len(offsets) + len(siblings) + len(firsts), np.int64)]))
 
 
 _known_keys: dict[tuple[str, str, str], int] = {}   # triple -> its narrow key, for the process (they recur)

@@ -107,8 +107,7 @@ def learn_text(scheme: Scheme, text: str, keep: bool = False) -> tuple[Counts, b
         text = text[1:]
     walk = StyleWalk(scheme, text, keep=keep)
     gaps = walk.gap_texts()
-    keys, counts = learned_narrow(walk.ids, gaps)
-    narrow = (keys.astype(np.int64, copy=False), counts.astype(np.int64, copy=False))
+    narrow = _summed([learned_narrow(walk.ids, gaps)], [1])
     learned = Counts(tuple(map(counted, wide_keys(walk.ids))), narrow, HabitCounts.of(gaps, walk.unit))
     return learned, walk.parsed if keep else None
 
