@@ -35,8 +35,11 @@ indentation symbols alone (without the structure), a bare blank line where the r
 blank lines, and the file's end without a line break against how the repository's files end.
 
 Pure: from a file's walk (gap texts, symbols and their ids, indentations, unit, narrow keys) and the
-repository's counts. How far each break is believed is check/calibration.py's (the habit belief, fitted on
-slips made by hand in repositories whose CI enforces a formatter: bench/hand_slips.py).
+repository's counts. Judging a change (`FileGaps.established`), only the change's gaps are candidates, the
+file's own counts are those of the lines it left alone, and the change's own are counted apart (a break's
+`change_observed` and `change_repaired`). How far each break is believed is check/calibration.py's (the
+habit belief, fitted on slips made by hand in repositories whose CI enforces a formatter: bench/hand_slips.py;
+judging a change, the change belief, fitted on real commits: bench/commits.py).
 """
 from __future__ import annotations
 
@@ -87,9 +90,11 @@ class Break:
     habit: str               # one of HABITS
     repo_observed: int
     repo_repaired: int
-    file_observed: int       # elsewhere in the file
+    file_observed: int       # elsewhere in the file (judging a change: in the lines it left alone)
     file_repaired: int
     follows: int = -1        # a line of a block shifted whole: the gap of its header's break (-1: none)
+    change_observed: int = 0   # judging a change: elsewhere in the lines it added or modified
+    change_repaired: int = 0
 
 
 @dataclass(frozen=True)
@@ -103,6 +108,25 @@ class FileGaps:
     unit: str | None
     keys: object             # numpy int64 array, one per gap
     ids: object = None       # the symbols' ids (None: no indentation breaks)
+    # judging a change: the gaps of the lines it left alone (numpy bool, one per gap), the file's established
+    # writing, which alone is the file's own evidence (None: every gap). A change that writes `if(` three
+    # times breaks the file's habit three times; it does not make `if(` the file's habit.
+    established: object = None
+
+    def self_count(self, gap: int) -> int:
+        """1 when `gap` is counted in the file's own evidence (its own count is taken off), else 0."""
+        return 1 if self.established is None or self.established[gap] else 0
+
+    def changed_texts(self) -> list[str]:
+        """The gap texts of the change (none without one)."""
+        if self.established is None:
+            return []
+        import numpy as np
+        return [self.texts[i] for i in np.nonzero(~np.asarray(self.established, dtype=bool))[0].tolist()]
+
+    def mine(self, gap: int, changed: bool = False) -> bool:
+        """Whether `gap` is one of the file's established gaps (`changed`: of the change's)."""
+        return bool(self.self_count(gap)) != changed
 
     @cached_property
     def habit_values(self) -> array:
@@ -121,8 +145,21 @@ class FileGaps:
 
     @cached_property
     def own_habits(self) -> tuple[tuple[float, ...], ...]:
-        """The file's own counts of each habit variable's values."""
-        return HabitCounts.of_values(self.habit_values).counts
+        """The file's own counts of each habit variable's values (of its established gaps)."""
+        return self._habits_where(False)
+
+    @cached_property
+    def change_habits(self) -> tuple[tuple[float, ...], ...]:
+        """The same, of the change's gaps (zeros without one)."""
+        return self._habits_where(True)
+
+    def _habits_where(self, changed: bool) -> tuple[tuple[float, ...], ...]:
+        if self.established is None and not changed:
+            return HabitCounts.of_values(self.habit_values).counts
+        import numpy as np
+        values = np.frombuffer(self.habit_values, dtype=np.int8).reshape(-1, VARIABLES)
+        kept = np.zeros(len(values), bool) if self.established is None else np.asarray(self.established, bool)
+        return HabitCounts.of_values(array("b", values[kept != changed].tobytes())).counts
 
 
 def breaks(walked: FileGaps, repo_habits: HabitCounts | None, repo_counts, keys_of) -> list[Break]:
@@ -137,15 +174,23 @@ def breaks(walked: FileGaps, repo_habits: HabitCounts | None, repo_counts, keys_
     values = np.frombuffer(walked.habit_values, dtype=np.int8).reshape(-1, VARIABLES)
     keys = np.asarray(walked.keys, dtype=np.int64)
     file_counts = counted(keys)
+    kept = None if walked.established is None else np.asarray(walked.established, bool)
+    kept_counts = file_counts if kept is None else counted(keys[kept])
+    change_counts = None if kept is None else counted(keys[~kept])
 
     def own_count(ks) -> np.ndarray:
-        """How often the file writes each of narrow keys `ks`."""
-        return lookup(file_counts, np.asarray(ks, dtype=np.int64))
+        """How often the file's established gaps write each of narrow keys `ks` (its own evidence)."""
+        return lookup(kept_counts, np.asarray(ks, dtype=np.int64))
+
+    def change_count(ks) -> np.ndarray:
+        """How often the change's gaps write each of them (zeros without one)."""
+        ks = np.asarray(ks, dtype=np.int64)
+        return np.zeros(len(ks), np.int64) if change_counts is None else lookup(change_counts, ks)
 
     def others_count(ks) -> np.ndarray:
-        """The repository's counts of narrow keys `ks` without the file's own (0 at least: a file the counts
-        were not learned from, one outside the tree or a staged version, has keys they lack)."""
-        return np.maximum(repo_counts(ks) - own_count(ks), 0)
+        """The repository's counts of narrow keys `ks` without the file's own, all of it (0 at least: a file the
+        counts were not learned from, one outside the tree or a staged version, has keys they lack)."""
+        return np.maximum(repo_counts(ks) - lookup(file_counts, np.asarray(ks, dtype=np.int64)), 0)
 
     def likelier(gap: int, options: list[str]) -> str:   # the one the repository writes most there
         counts = repo_counts(keys_of([(syms[2 * gap - 1], gap_symbol(o, walked.indents[gap], unit),
@@ -155,10 +200,13 @@ def breaks(walked: FileGaps, repo_habits: HabitCounts | None, repo_counts, keys_
     found: dict[int, Break] = {}
     inner = np.zeros(len(texts), dtype=bool)
     inner[1:-1] = True   # the file's ends: the final-newline rule's
+    if kept is not None:   # judging a change: only its gaps are candidates
+        inner &= ~kept
     # a habit broken (trailing whitespace, mixed indentation, whitespace on a blank line): found in numpy, so
     # that the loops go over a few gaps, not all
     for gap in np.nonzero(inner & (values[:, :3] > 0).any(axis=1))[0].tolist():
-        b = _habit_break(gap, texts[gap], unit, walked.own_habits, repo_habits, likelier)
+        b = _habit_break(gap, texts[gap], unit, (walked.own_habits, walked.change_habits), repo_habits, likelier,
+                         walked.self_count(gap))
         if b is not None:
             found[gap] = b
     for b in _indent_char_breaks(walked, repo_counts, keys_of):
@@ -167,7 +215,8 @@ def breaks(walked: FileGaps, repo_habits: HabitCounts | None, repo_counts, keys_
         found.setdefault(b.gap, b)
     asked: list[tuple[int, str, str]] = []   # (gap, repair, its symbol) of the spacing breaks to weigh
     newline = next((m.group() for m in map(LINE_BREAK.search, texts) if m), "\n")   # the file's line break
-    rare = inner & (own_count(keys) <= MAX_OWN)
+    itself = 1 if walked.established is None else np.asarray(walked.established, dtype=np.int64)
+    rare = inner & (own_count(keys) - itself < MAX_OWN)   # the file writes the gap's symbol elsewhere < MAX_OWN times
     for gap in np.nonzero(rare & (values[:, 0] < 0))[0].tolist():   # on a line
         # one space, none, or the line broken there at its own indentation (`) {` where `{` goes below)
         for r in (" ", "", newline + walked.indents[gap]):
@@ -192,16 +241,19 @@ def breaks(walked: FileGaps, repo_habits: HabitCounts | None, repo_counts, keys_
         starts = np.cumsum([0] + [len(x) for x in parts[:-1]])   # each ask's first key (a family has one at least)
         flat_keys = np.concatenate(parts)
         others, own = np.add.reduceat(others_count(flat_keys), starts), np.add.reduceat(own_count(flat_keys), starts)
+        change = np.add.reduceat(change_count(flat_keys), starts)
         k = len(asked)
-        best: dict[int, tuple[int, int, str, int, int]] = {}   # gap -> (seen elsewhere, own, repair, observed, own)
+        best: dict[int, tuple[int, str, int, int]] = {}   # gap -> (seen elsewhere, repair, observed, ask)
         for j, (gap, repaired, _) in enumerate(asked):
             n, o = int(others[k + j]), int(others[j])
             if gap not in best or n > best[gap][0]:
-                best[gap] = (n, int(own[k + j]), repaired, o, int(own[j]))
-        for gap, (n, own_repaired, repaired, o, own_observed) in best.items():
+                best[gap] = (n, repaired, o, j)
+        for gap, (n, repaired, o, j) in best.items():
             if _kept(o, n) and gap not in found:   # the structure's breaks (a continuation) come first
                 habit = _symbol_habit(texts[gap], repaired, syms[2 * gap - 1], syms[2 * gap + 1])
-                found[gap] = Break(gap, texts[gap], repaired, habit, o, n, own_observed - 1, own_repaired)
+                itself = walked.self_count(gap)
+                found[gap] = Break(gap, texts[gap], repaired, habit, o, n, int(own[j]) - itself, int(own[k + j]),
+                                   change_observed=int(change[j]) - 1 + itself, change_repaired=int(change[k + j]))
     if walked.ids is not None:
         for b in _indentation_breaks(walked, values[:-1, 0] >= 0, others_count, keys_of):
             # the structure's judgement of a statement's line before a symbol's (a blank line, lines joined)
@@ -271,16 +323,19 @@ def _indent_char_breaks(walked: FileGaps, repo_counts, keys_of) -> list[Break]:
     spaces alone in a tab-indented file."""
     from ranker.cache import INDENT_LINES, indent_lines
     texts = walked.texts
-    own = indent_lines(texts)   # as the learning pass counted the file
-    tab, space = (max(int(n) - o, 0) for n, o in zip(repo_counts(keys_of(list(INDENT_LINES))).tolist(), own))
+    # the file as the learning pass counted it (taken off the repository's), and its established lines
+    every = indent_lines(texts)
+    change = indent_lines(walked.changed_texts())
+    own = tuple(e - c for e, c in zip(every, change))
+    tab, space = (max(int(n) - o, 0) for n, o in zip(repo_counts(keys_of(list(INDENT_LINES))).tolist(), every))
     if _kept(tab, space):
         foreign, unit = "\t", walked.unit if walked.unit and walked.unit != "\t" else None
         if unit is None:
             unit = indentation_of([i for i in walked.indents if i[:1] == " "] or ["    "]).unit
-        observed, repaired, own_observed, own_repaired = tab, space, own[0], own[1]
+        observed, repaired, own_observed, own_repaired, side = tab, space, own[0], own[1], 0
     elif _kept(space, tab):
         foreign, unit = " ", "\t"
-        observed, repaired, own_observed, own_repaired = space, tab, own[1], own[0]
+        observed, repaired, own_observed, own_repaired, side = space, tab, own[1], own[0], 1
     else:
         return []
     out = []
@@ -294,7 +349,9 @@ def _indent_char_breaks(walked: FileGaps, repo_counts, keys_of) -> list[Break]:
             continue
         fixed = head + retab(indent, unit)
         if fixed != text:
-            out.append(Break(gap, text, fixed, "indent-char", observed, repaired, own_observed - 1, own_repaired))
+            itself = walked.self_count(gap)
+            out.append(Break(gap, text, fixed, "indent-char", observed, repaired, own_observed - itself, own_repaired,
+                             change_observed=change[side] - 1 + itself, change_repaired=change[1 - side]))
     return out
 
 
@@ -312,21 +369,24 @@ def _continuation_breaks(walked: FileGaps, repo_counts, keys_of) -> list[Break]:
     lines = first_continuations(tokens, walked.texts, starts)
     if not lines:
         return []
-    own = Counter(off for _, off in lines)
+    every = Counter(off for _, off in lines)
+    own = Counter(off for gap, off in lines if walked.mine(gap))   # the established lines'
+    change = Counter(off for gap, off in lines if walked.mine(gap, changed=True))
     repo = repo_counts(keys_of([continuation_triple(off) for off in CONTINUATIONS]))
-    others = {off: max(int(n) - own[off], 0) for off, n in zip(CONTINUATIONS, repo.tolist())}
+    others = {off: max(int(n) - every[off], 0) for off, n in zip(CONTINUATIONS, repo.tolist())}
     best = max(others, key=lambda off: others[off])
     out = []
     for gap, off in lines:
-        if off == best or not _kept(others.get(off, 0), others[best]) or own[off] - 1 > MAX_OWN:
+        mine = own[off] - walked.self_count(gap)
+        if off == best or not _kept(others.get(off, 0), others[best]) or mine > MAX_OWN:
             continue
         text = walked.texts[gap]
         width = columns(walked.indents[gap]) + best
         if width < 0:
             continue
         fixed = split_last_line(text)[0] + retab(" " * width, walked.unit)
-        out.append(Break(gap, text, fixed, "continuation-first", others.get(off, 0), others[best], own[off] - 1,
-                         own[best]))
+        out.append(Break(gap, text, fixed, "continuation-first", others.get(off, 0), others[best], mine, own[best],
+                         change_observed=change[off] - 1 + walked.self_count(gap), change_repaired=change[best]))
     return out
 
 
@@ -343,12 +403,16 @@ def _sibling_breaks(walked: FileGaps, repo_counts, keys_of) -> list[Break]:
     texts = walked.texts
     tokens, starts, events = walked.line_events
     pairs, firsts = continuation_siblings(tokens, texts, starts, events)
-    own = Counter(d for _, _, d in pairs)
-    own_first = Counter((d, opened) for _, _, d, opened in firsts)
+    every = Counter(d for _, _, d in pairs)
+    every_first = Counter((d, opened) for _, _, d, opened in firsts)
+    own = Counter(d for g, _, d in pairs if walked.mine(g))   # the established lines'
+    own_first = Counter((d, opened) for g, _, d, opened in firsts if walked.mine(g))
+    change = Counter(d for g, _, d in pairs if walked.mine(g, changed=True))
+    change_first = Counter((d, opened) for g, _, d, opened in firsts if walked.mine(g, changed=True))
     steps = range(-8, 33)
-    wanted = [(d, 0) for d in sorted({0, *own})] + [(d, o) for o in range(1, 4) for d in steps]
+    wanted = [(d, 0) for d in sorted({0, *every})] + [(d, o) for o in range(1, 4) for d in steps]
     repo = dict(zip(wanted, repo_counts(keys_of([sibling_triple(d, o) for d, o in wanted])).tolist()))
-    others = {(d, o): max(int(n) - (own_first[(d, o)] if o else own[d]), 0) for (d, o), n in repo.items()}
+    others = {(d, o): max(int(n) - (every_first[(d, o)] if o else every[d]), 0) for (d, o), n in repo.items()}
     before = {g: (p, d) for g, p, d in pairs}    # line -> (its previous sibling, the difference)
     after = {p: (g, d) for g, p, d in pairs}     # line -> (its next sibling, the difference)
 
@@ -357,24 +421,28 @@ def _sibling_breaks(walked: FileGaps, repo_counts, keys_of) -> list[Break]:
 
     out = []
     for g, p, d in pairs:
-        if not d or not _kept(others[(d, 0)], others[(0, 0)]) or own[d] - 1 > MAX_OWN:
+        mine = own[d] - walked.self_count(g)
+        if not d or not _kept(others[(d, 0)], others[(0, 0)]) or mine > MAX_OWN:
             continue
-        evidence = (others[(d, 0)], others[(0, 0)], own[d] - 1, own[0])
+        evidence = (others[(d, 0)], others[(0, 0)], mine, own[0])
+        changed = dict(change_observed=change[d] - 1 + walked.self_count(g), change_repaired=change[0])
         if before.get(p, (None, 1))[1] == 0 or after.get(g, (None, 0))[1] == -d:   # this line is the odd one
-            out.append(Break(g, texts[g], indented(g, p), "continuation-sibling", *evidence))
+            out.append(Break(g, texts[g], indented(g, p), "continuation-sibling", *evidence, **changed))
         elif p not in before and after.get(g, (None, 1))[1] == 0:   # the first sibling is
-            out.append(Break(p, texts[p], indented(p, g), "continuation-sibling", *evidence))
+            out.append(Break(p, texts[p], indented(p, g), "continuation-sibling", *evidence, **changed))
     best = {o: max(steps, key=lambda d: others[(d, o)]) for o in range(1, 4)}
     for g, opener, d, o in firsts:
         step = best[o]
+        mine = own_first[(d, o)] - walked.self_count(g)
         if d == step or (d, o) not in others or not _kept(others[(d, o)], others[(step, o)]) \
-                or own_first[(d, o)] - 1 > MAX_OWN:   # (an offset outside `steps` is not judged)
+                or mine > MAX_OWN:   # (an offset outside `steps` is not judged)
             continue
         head, indent = split_last_line(texts[opener])
         width = columns(indent if head else "") + step
         fixed = split_last_line(texts[g])[0] + retab(" " * max(width, 0), walked.unit)
-        out.append(Break(g, texts[g], fixed, "continuation-first", others[(d, o)], others[(step, o)],
-                         own_first[(d, o)] - 1, own_first[(step, o)]))
+        out.append(Break(g, texts[g], fixed, "continuation-first", others[(d, o)], others[(step, o)], mine,
+                         own_first[(step, o)], change_observed=change_first[(d, o)] - 1 + walked.self_count(g),
+                         change_repaired=change_first[(step, o)]))
     return out
 
 
@@ -454,13 +522,15 @@ def _blocks(walked: FileGaps, starts_line, headers: list[Break], off: set[int]) 
     return out
 
 
-def _habit_break(gap: int, text: str, unit: str | None, own, repo: HabitCounts | None, likelier) -> Break | None:
+def _habit_break(gap: int, text: str, unit: str | None, sides, repo: HabitCounts | None, likelier,
+                 self_count: int = 1) -> Break | None:
     """The break of the first of trailing whitespace, mixed indentation and whitespace on a blank line that the
     gap has and the repository keeps from, with the counts of that habit; its repair mends every one of them
     the gap has and the repository keeps from, so that one fix leaves none (each its own part of the gap: the
     old line's end, the new line's indentation, the blank lines between). A mixed indentation is re-written
     in the file's unit with a tab as wide as the unit or reaching the next 8-column stop, whichever the
     repository writes more between the same two kinds of tokens (`likelier`)."""
+    own, change = sides   # the file's established counts, the change's
     values = habits(text, unit)
     lines = LINE_BREAK.split(text)
     breaks_ = LINE_BREAK.findall(text)
@@ -489,11 +559,13 @@ def _habit_break(gap: int, text: str, unit: str | None, own, repo: HabitCounts |
         if not _kept(observed, theirs[0]):
             continue
         new = mended
-        first = first or (habit, int(observed), int(theirs[0]), int(sum(own[j][1:])) - 1, int(own[j][0]))
+        first = first or (habit, int(observed), int(theirs[0]), int(sum(own[j][1:])) - self_count, int(own[j][0]),
+                          int(sum(change[j][1:])) - 1 + self_count, int(change[j][0]))
     if first is None:
         return None
-    habit, observed, repaired, file_observed, file_repaired = first
-    return Break(gap, text, joined(new), habit, observed, repaired, file_observed, file_repaired)
+    habit, observed, repaired, file_observed, file_repaired, change_observed, change_repaired = first
+    return Break(gap, text, joined(new), habit, observed, repaired, file_observed, file_repaired,
+                 change_observed=max(change_observed, 0), change_repaired=change_repaired)
 
 
 def _kept(observed: float, repaired: float) -> bool:

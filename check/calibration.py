@@ -16,7 +16,9 @@ confidence, the lowest at which the false findings in clean files stay within it
 for `medium`, the clean files with a finding within a share of them. The precision is that of sets where
 half the files hold one error each: in a repository with fewer errors the same finding is right less often.
 The habit breaks (check/breaks.py) have a belief of their own (`HabitBelief`), fitted on slips made by hand
-in repositories whose CI enforces a formatter (bench/hand_slips.py).
+in repositories whose CI enforces a formatter (bench/hand_slips.py), and another for judging a change
+(`change`), fitted on the real commits that made slips (bench/commits.py): there a break's evidence is also
+how the change itself writes the gap, and its confidence is the precision measured on those commits.
 """
 from __future__ import annotations
 
@@ -64,6 +66,10 @@ class Evidence:
     file_repaired: int = 0        # the gap's whitespace as the repair writes it, elsewhere in the file
     habit: str = ""               # a habit break's habit (check/breaks.py; '': a candidate of the ranking)
     breaks: int = 0               # a habit break's: the other breaks in its file (a file in no one style has many)
+    # judging a change (a habit break's): the gap as it is and as repaired elsewhere in the change's lines (the
+    # file's counts above are then those of the lines it left alone)
+    change_observed: int = 0
+    change_repaired: int = 0
 
     def features(self, score: float = 0.0) -> dict[str, float]:
         """Each 0 at best (no evidence against the finding), larger against it (`score`: the finding's)."""
@@ -106,6 +112,7 @@ class Calibration:
     measured: dict = field(default_factory=dict)         # sets, findings, budgets: how it was made
     weights: dict[str, float] = field(default_factory=dict)   # the belief's (none: every belief 0)
     habits: "HabitBelief | None" = None                   # how far the habit breaks are believed (none: not)
+    change: "HabitBelief | None" = None   # the same judging a change (--since, --staged), fitted on real commits
 
     @property
     def evidence_floor(self) -> float:
@@ -153,6 +160,8 @@ class Calibration:
                 "weights": self.weights, "cutoffs": self.cutoffs, "model": self.model, "measured": self.measured}
         if self.habits is not None:
             data["habits"] = self.habits.as_dict()
+        if self.change is not None:
+            data["change-habits"] = self.change.as_dict()
         path.write_text(json.dumps(data, indent=1) + "\n")
 
     @classmethod
@@ -162,7 +171,8 @@ class Calibration:
             out = cls({str(r): tuple((float(s), float(p)) for s, p in ks) for r, ks in data["curves"].items()},
                       {str(k): float(v) for k, v in data["cutoffs"].items()}, str(data.get("model", "")),
                       dict(data.get("measured", {})), {str(k): float(v) for k, v in data.get("weights", {}).items()},
-                      HabitBelief.of_dict(data["habits"]) if "habits" in data else None)
+                      HabitBelief.of_dict(data["habits"]) if "habits" in data else None,
+                      HabitBelief.of_dict(data["change-habits"]) if "change-habits" in data else None)
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
             raise CalibrationError(f"{path}: not a calibration file ({e})") from None
         missing = [s for s in SENSITIVITIES if s not in out.cutoffs]
@@ -182,6 +192,10 @@ def habit_features(e: Evidence) -> dict[str, float]:
     each = {"bias": 1.0, "repo-odds": math.log((ro + 1) / (rr + 1)), "repo-repaired": math.log1p(rr),
             "file-share": fo / (fo + fr + 1), "file-observed": math.log1p(fo), "file-any": float(fo > 0),
             "file-repaired": math.log1p(fr), "file-breaks": math.log1p(e.breaks)}
+    if e.change_observed or e.change_repaired:   # judging a change: how the change itself writes it
+        co, cr = max(e.change_observed, 0), e.change_repaired
+        each.update({"change-share": co / (co + cr + 1), "change-observed": math.log1p(co),
+                     "change-repaired": math.log1p(cr)})
     # each habit weighs them its own way (trailing whitespace is a slip only where a repository has almost none)
     return {**each, **{f"{e.habit}:{k}": v for k, v in each.items()}}
 

@@ -23,6 +23,7 @@ from tqdm import tqdm
 from formats.files import InputError, read_source
 from lm.kenlm_tools import KenlmError
 from lm.model import LanguageModel
+from parsing.offsets import Lines
 from parsing.schemes import UnknownScheme, get_scheme
 from ranker.cli import DEFAULT_MODEL, RankConfig, ensure_default_model, load
 from ranker.learn import LearnConfig, Learned, learn
@@ -184,8 +185,12 @@ def _check_one(path: str) -> CheckedFile:
     except InputError as e:
         return CheckedFile(path, None, error=str(e))
     learned: Learned = _worker["learned"]
+    lines = None
+    if _worker["changed"] is not None:   # judging a change: the file's changed lines (a new file: all of them)
+        lines = _worker["changed"].get(_key(path))
+        lines = frozenset(range(1, len(Lines(text).starts) + 1) if lines is None else lines)
     findings = check_text(learned.scorer(path) or _worker["scorer"], _worker["scheme"], text, path, _worker["cfg"],
-                          _worker["calibration"], learned.style(path))
+                          _worker["calibration"], learned.style(path), lines)
     # a file with findings is parsed once more for its syntax errors: where the grammar misreads it, the
     # gaps are not where the code's structure is, and its findings may be wrong
     broken = _first_error_line(text) if findings else None
@@ -211,7 +216,8 @@ def main_run(args) -> int:
     changed = _changed_lines(since, args.paths, staged) if since or staged else None
     for problem in problems:   # an input not checked: one line; a PATH naming nothing to read is an error
         (cli.error if problem.severity == "error" else cli.warning)(COMMAND, problem)
-    run, lm, job = _set_up(args, files)
+    run, lm, job = _set_up(args, files, changed is not None)
+    job["changed"] = changed
     from .paths import common_top  # SARIF and GitHub name files relative to the repository's root
     report = None if args.diff else reporter(args.format, sys.stdout, options_for(
         sys.stdout, args.color, quiet=args.quiet, root=common_top(args.paths)))
@@ -316,12 +322,15 @@ def _rule_choice(args, config) -> RuleChoice:
                       tuple((glob, frozenset(rules)) for glob, rules in config.per_file_ignores))
 
 
-def _set_up(args, files) -> tuple[CheckRun, LanguageModel, dict]:
+def _set_up(args, files, change: bool = False) -> tuple[CheckRun, LanguageModel, dict]:
     """Load the calibration and the model, learn the repository's style: what every file's check needs (the
-    job, which a cluster worker installs with `_install`)."""
+    job, which a cluster worker installs with `_install`). Judging a `change`, the habit breaks are believed
+    as the calibration's change belief says, where it has one."""
     try:
         try:
             calibration = Calibration.load()
+            if change and calibration.change is not None:
+                calibration = replace(calibration, habits=calibration.change)
         except CalibrationError:
             if args.min_score is None:
                 raise

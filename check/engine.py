@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
 
 from parsing.java import BOM, same_tokens, tokenize
+from parsing.offsets import Lines
 from parsing.schemes import Scheme, gap_symbol
 from ranker.explain import line_col
 from ranker.habits import NONE, habits
@@ -83,8 +84,36 @@ class _Edits:
     gap_texts: tuple[str, ...] = ()
     gap_starts: array | None = None
     fixed: dict[int, str] = field(default_factory=dict)
+    lines: frozenset[int] | None = None   # judging a change: its lines (None: the whole file)
     _texts: list[str] | None = None
     _quiet: frozenset[int] | None = None
+    _judged: object = None   # judged_gaps()
+
+    def skipped(self, gap: int) -> bool:
+        """Whether gap `gap` is no candidate: fixed already, quiet, or (judging a change) on no line of it."""
+        return gap in self.fixed or gap in self.quiet() or not self.judged(gap)
+
+    def judged(self, gap: int) -> bool:
+        """Whether gap `gap` is judged: every gap, or judging a change, one that spans (from its first
+        character to the next token's) a line the change added or modified."""
+        return self.lines is None or bool(self.judged_gaps()[gap])
+
+    def judged_gaps(self):
+        """judged() of every gap, a numpy bool array (asked of thousands of gaps: computed once)."""
+        if self._judged is None:
+            import numpy as np
+            starts = np.asarray(self.gap_starts, dtype=np.int64)
+            if self.lines is None:
+                self._judged = np.ones(len(starts), dtype=bool)
+                return self._judged
+            ends = starts + np.fromiter(map(len, self.gap_texts), dtype=np.int64, count=len(self.gap_texts))
+            line_starts = np.asarray(Lines(self.text).starts, dtype=np.int64)
+            first, last = np.searchsorted(line_starts, starts, "right"), np.searchsorted(line_starts, ends, "right")
+            changed = np.zeros(len(line_starts) + 1, dtype=np.int64)   # by 1-based line, then their running count
+            changed[[n for n in self.lines if 0 < n <= len(line_starts)]] = 1
+            before = np.cumsum(changed)
+            self._judged = before[last] - before[first - 1] > 0
+        return self._judged
 
     def quiet(self) -> frozenset[int]:
         """The gaps the file turns checking off for (check/suppress.py)."""
@@ -148,6 +177,7 @@ class _Context:
         self.folder, self.parsed, self.habits = style.folder, style.parsed, style.habits
         self.walked = walked   # the C++ walk of the text (without its BOM) the first ranking took, if any
         self._walked = None
+        self._split = None   # the walk with the lines a change left alone marked (_established)
 
     def _walk(self):
         if self._walked is None:
@@ -172,7 +202,7 @@ class _Context:
         `repaired`: of their gap symbols between the same two kinds of tokens when the repair changes the
         symbol, else of the whitespace habit it changes (what trails a line, tabs in the indentation,
         whitespace on blank lines, line endings: ranker/habits.py), in the repository's other files and in
-        the file."""
+        the file (all of it, judging a change too: the belief of the ranking's findings was fitted so)."""
         walked = self._walk()
         syms, keys = walked.symbols, walked.keys
         gap -= self.bom
@@ -186,16 +216,26 @@ class _Context:
         fixed = narrow_key(before, fixed_symbol, after)
         own_observed, own_repaired = int((keys == observed).sum()), int((keys == fixed).sum())
         repo = self.folder.narrow_count if self.folder is not None else (lambda key: 0)
-        # the folder counted the file too: its own part is taken off
-        return replace(evidence, repo_observed=max(repo(observed) - own_observed, 0),
-                       repo_repaired=max(repo(fixed) - own_repaired, 0), file_observed=own_observed - 1,
-                       file_repaired=own_repaired, gaps=len(keys))
+        # the folder counted the file too: its own part is taken off (all of it)
+        others = dict(repo_observed=max(repo(observed) - own_observed, 0),
+                      repo_repaired=max(repo(fixed) - own_repaired, 0))
+        return replace(evidence, **others, file_observed=own_observed - 1, file_repaired=own_repaired, gaps=len(keys))
 
-    def breaks(self) -> list[Break]:
-        """The gaps of the file's original text that break a habit of the repository (the walk's indices)."""
+    def breaks(self, edits: "_Edits | None" = None) -> list[Break]:
+        """The gaps of the file's original text that break a habit of the repository (the walk's indices);
+        judging a change, with the lines it left alone as the file's own evidence."""
         from ranker.cache import narrow_keys_of
         repo = self.folder.narrow_counts if self.folder is not None else (lambda keys: keys * 0)
-        return breaks(self._walk(), self.habits, repo, narrow_keys_of)
+        return breaks(self._established(edits), self.habits, repo, narrow_keys_of)
+
+    def _established(self, edits: "_Edits | None") -> FileGaps:
+        """The walk, and judging a change, the gaps it left alone marked as the file's established writing."""
+        walked = self._walk()
+        if edits is None or edits.lines is None:
+            return walked
+        if self._split is None:
+            self._split = replace(walked, established=~edits.judged_gaps()[self.bom:self.bom + len(walked.texts)])
+        return self._split
 
     def _habit_counts(self, walked: FileGaps, gap: int, repaired: str) -> dict[str, int]:
         """The counts of the first habit whose value the repair changes (none: zeros)."""
@@ -207,16 +247,19 @@ class _Context:
         own = walked.own_habits[j]
         repo = self.habits.counts[j] if self.habits is not None else (0.0,) * len(own)
         o, r = observed_values[j], repaired_values[j]
-        return dict(repo_observed=int(repo[o]), repo_repaired=int(repo[r]), file_observed=int(own[o]) - 1,
+        return dict(repo_observed=int(repo[o]), repo_repaired=int(repo[r]),
+                    file_observed=int(own[o]) - 1,
                     file_repaired=int(own[r]))
 
 
 def check_text(scorer: Scorer, scheme: Scheme, text: str, path: str, cfg: CheckConfig, calibration: Calibration,
-               style: Style = Style()) -> tuple[Finding, ...]:
-    """The findings in `text` that cfg reports, best first, each judged after the ones before it are fixed."""
+               style: Style = Style(), lines: frozenset[int] | None = None) -> tuple[Finding, ...]:
+    """The findings in `text` that cfg reports, best first, each judged after the ones before it are fixed;
+    judging a change, only on the gaps that span one of its `lines` (1-based), which alone count to the most
+    a file gets."""
     if not text:
         return ()
-    edits = _Edits(text)
+    edits = _Edits(text, lines=lines)
     walked = walk_text(scheme, text, style)   # once, for the first ranking and the context
     context = _Context(scheme, text, style, walked)
     crlf = text.count("\r\n") * 2 > text.count("\n")
@@ -275,17 +318,18 @@ def _habit_findings(text: str, path: str, edits: _Edits, context: _Context, cfg:
     believed = calibration.habits
     if believed is None:
         return out
-    found = context.breaks()
+    found = context.breaks(edits)
     gaps = context.gaps(len(edits.gap_texts))
     others = sum(b.follows < 0 for b in found) - 1   # a block shifted whole is one break
     reported: dict[int, float] = {}   # a break's gap -> its confidence, for the lines of a block that follow it
     for b in found:
         gap = b.gap + context.bom
-        if gap in edits.fixed or gap in edits.quiet():
+        if edits.skipped(gap):
             continue
         evidence = Evidence(repo_observed=b.repo_observed, repo_repaired=b.repo_repaired,
                             file_observed=b.file_observed, file_repaired=b.file_repaired,
-                            gaps=gaps, other_edit=True, habit=b.habit, breaks=max(others, 0))
+                            gaps=gaps, other_edit=True, habit=b.habit, breaks=max(others, 0),
+                            change_observed=b.change_observed, change_repaired=b.change_repaired)
         if b.follows >= 0:   # a line of a block shifted whole: reported with its header, as confident
             if b.follows not in reported:
                 continue
@@ -337,7 +381,7 @@ def _best_repair(ranked: RankedFile, current: str, edits: _Edits, context: _Cont
             if f.score < floor:
                 return None
             gap = f.gap
-            if gap in edits.fixed or gap in edits.quiet():
+            if edits.skipped(gap):
                 continue
             before = edits.token_text(gap - 1) if gap > 0 else ""
             after = edits.token_text(gap) if gap < edits.token_count() else ""

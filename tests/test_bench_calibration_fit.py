@@ -14,6 +14,7 @@ from bench.calibration_fit import (
     _logistic,
     belief_weights,
     fit,
+    fit_change_habits,
     fit_habits,
     habit_break,
     isotonic,
@@ -187,3 +188,21 @@ def test_the_habit_belief_ranks_a_rare_break_above_a_common_one_and_keeps_the_bu
 def test_the_habit_belief_needs_breaks_of_the_family_it_measures():
     with pytest.raises(CalibrationError):
         fit_habits([Labelled(_evidence(0, 10), True, False, "f", "other")], {"other": Family(100)}, "slips")
+
+
+def test_the_change_belief_believes_a_break_the_change_itself_rarely_writes():
+    """Judging a change: a tab among a change's spaces is the slip, a change written in tabs throughout is its
+    author's habit (the same repository counts for both); the budget is per 1000 changed lines."""
+    def tab(co, cr, right, i):
+        e = Evidence(repo_observed=10, repo_repaired=5000, habit="mixed-indent", change_observed=co,
+                     change_repaired=cr)
+        return Labelled(e, right, not right, f"c{i}", "commits")
+    breaks = [tab(1, 150, True, i) for i in range(30)] + [tab(150, 1, False, i) for i in range(60)]
+    fitted = fit_change_habits(breaks, Family(30_000, budgets={"low": 0.0, "medium": 0.5, "high": 2.0},
+                                              file_budgets={}))
+    odd, habit = breaks[0].evidence, breaks[-1].evidence
+    assert fitted.confidence(odd) == pytest.approx(1.0) and fitted.confidence(habit) == pytest.approx(0.0)
+    assert fitted.belief(habit) < fitted.cutoffs["low"] <= fitted.cutoffs["medium"] <= fitted.belief(odd)
+    # a habit weighs only the change's terms its own way
+    assert {k.split(":")[1] for k in fitted.weights if ":" in k} <= {"bias", "change-share", "repo-odds",
+                                                                     "file-share"}

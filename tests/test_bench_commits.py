@@ -171,3 +171,13 @@ def test_disagreements_name_each_figure_that_differs_at_3_decimals():
     theirs = {"all": {"found_rate": 0.123, "cases": 4}, "kinds": {}, "seconds_per_case": {"mean": 2.0}}
     assert disagreements(ours, theirs) == ["all.cases: 3 here, 4 by the reference scorer",
                                            "kinds.tab.found: 1 here, None by the reference scorer"]
+
+
+@pytest.mark.parametrize("kind, plain", [
+    ("tab<->space", True), ("trailing whitespace removed", True), ("end of file: line break added", True),
+    ("indentation change", True), ("space added", True),
+    ("line break added", False), ("blank line removed", False), ("blank line added", False),
+])
+def test_a_kind_of_slip_is_one_whatever_the_taste_unless_projects_differ_there(kind, plain):
+    from bench.commits import any_taste
+    assert any_taste(kind) is plain

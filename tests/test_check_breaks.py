@@ -123,9 +123,9 @@ def test_a_habit_belief_survives_its_file(tmp_path_factory, weights, curve, cuto
     path = tmp_path_factory.mktemp("cal") / "calibration.json"
     curve = tuple(sorted(curve))
     cal = Calibration({POOLED: ((0.0, 0.5),)}, {"low": 0.5, "medium": 0.5, "high": 0.5}, weights={"bias": 0.0},
-                      habits=HabitBelief(weights, curve, cutoffs))
+                      habits=HabitBelief(weights, curve, cutoffs), change=HabitBelief(cutoffs, curve, weights))
     cal.save(path)
-    assert Calibration.load(path).habits == cal.habits
+    assert (Calibration.load(path).habits, Calibration.load(path).change) == (cal.habits, cal.change)
 
 
 BELIEVED, DOUBTED = HabitBelief({"bias": 1.0}, ((0.0, 0.9),), {}), HabitBelief({"bias": -1.0}, ((0.0, 0.9),), {})
@@ -162,3 +162,43 @@ def test_a_break_in_a_crlf_file_keeps_its_line_endings(tmp_path):
     found = _breaks(tmp_path, text)
     assert [(b.habit, b.observed, b.repaired) for b in found] == \
         [("trailing", " \r\n            ", "\r\n            ")]
+
+
+def _check(tmp_path, tiny_model, text, lines):
+    """The breaks the engine reports in `text` (a believed belief, the ranking reporting nothing), judging the
+    change of `lines` (None: the whole file)."""
+    from check.engine import CheckConfig, check_text
+    from lm.model import LanguageModel
+    from parsing.schemes import get_scheme
+    from ranker.score import Scorer
+    from tests.test_check_engine import _folder
+    lm = LanguageModel(str(tiny_model))
+    style = _folder(tmp_path, [text, *(_other(n) for n in range(3))], lm.scheme)
+    cal = Calibration({POOLED: ((0.0, 0.5),)}, {"low": 0.5, "medium": 0.5, "high": 0.5}, habits=BELIEVED)
+    cfg = CheckConfig({POOLED: math.inf}, habit_least=0.5)
+    return check_text(Scorer(lm), get_scheme(lm.scheme), text, "A.java", cfg, cal, style, lines)
+
+
+@pytest.mark.parametrize("lines, expected", [
+    (None, []),                        # the whole file: `if(` three times is the file's own habit
+    (frozenset({4, 8, 12}), [4, 8, 12]),   # the change wrote them: three breaks of the repository's habit
+    (frozenset({4, 8, 12, 13}), [4, 8, 12]),
+    (frozenset({8}), []),              # the lines it left alone write `if(` twice: the file's habit
+    (frozenset({5, 6}), []),           # a change elsewhere
+])
+def test_a_change_that_writes_a_break_three_times_breaks_the_habit_three_times(tmp_path, tiny_model, lines,
+                                                                              expected):
+    text = _text()
+    for i in range(3):
+        text = text.replace(f"        if (a{i} > 0) {{", f"        if(a{i} > 0) {{")
+    found = _check(tmp_path, tiny_model, text, lines)
+    assert [f.line for f in found] == expected
+    assert all((f.observed, f.repaired, f.evidence["habit"]) == ("", " ", "spacing") for f in found)
+    if len(found) == 3:   # the change's other two count as the change's evidence, not the file's
+        assert [(f.evidence["file_observed"], f.evidence["change_observed"]) for f in found] == [(0, 2)] * 3
+
+
+def test_judging_a_change_reports_nothing_on_the_lines_it_left_alone(tmp_path, tiny_model):
+    text = _text("        if (a1 > 0) { ")   # a trailing space on line 8
+    assert [f.line for f in _check(tmp_path, tiny_model, text, None)] == [8]
+    assert _check(tmp_path, tiny_model, text, frozenset({3, 4, 5})) == ()

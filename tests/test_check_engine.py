@@ -1,6 +1,7 @@
 """bin/check's core: rules and messages of a repair, the calibration's confidence and least scores, and the
 engine on a real tiny model (findings that fix the file together, token-preserving, in original coordinates)."""
 import math
+from array import array
 
 import pytest
 from hypothesis import assume, given, settings
@@ -366,3 +367,19 @@ def test_a_long_file_or_a_second_finding_needs_a_higher_score():
     alone = cal.least_scores(cut)["space-before"]
     assert alone < cal.least_scores(cut, Evidence(gaps=1000))["space-before"] \
         < cal.least_scores(cut, Evidence(gaps=1000, earlier=1))["space-before"]
+
+
+@given(st.lists(st.sampled_from(["a", " ", "\n", "\r\n", "\t", "\r"]), min_size=1, max_size=40),
+       st.sets(st.integers(0, 12)))
+def test_a_gap_is_judged_when_a_line_it_spans_is_one_of_the_change(pieces, lines):
+    """A gap spans the lines from its first character's to the next token's (just past it)."""
+    import re
+
+    from check.engine import _Edits
+    from parsing.offsets import Lines
+    text = "".join(pieces)
+    gaps = [(m.start(), m.group()) for m in re.finditer(r"[ \t\r\n]*", text) if m.start() == 0 or m.group()]
+    edits = _Edits(text, tuple(g for _, g in gaps), array("q", [s for s, _ in gaps]), lines=frozenset(lines))
+    at = Lines(text).position
+    expected = [any(n in lines for n in range(at(s)[0], at(s + len(g))[0] + 1)) for s, g in gaps]
+    assert [edits.judged(i) for i in range(len(gaps))] == expected

@@ -546,13 +546,17 @@ def test_bin_check_formats_agree_and_their_fixes_give_back_the_clean_file(tmp_pa
 
 @pytest.mark.parametrize("evidence, expected", [
     (Evidence(), {"far_best": 5.0, "far_count": 0, "earlier": 0, "repo_observed": 0, "repo_repaired": 0,
-                  "file_observed": 0, "gaps": 0, "other_edit": False, "file_repaired": 0, "habit": "", "breaks": 0}),
+                  "file_observed": 0, "gaps": 0, "other_edit": False, "file_repaired": 0, "habit": "", "breaks": 0,
+                  "change_observed": 0, "change_repaired": 0}),
     (Evidence(7.25, 3, 1, 4, 120, 2, 800, True, 9), {"far_best": 7.25, "far_count": 3, "earlier": 1, "repo_observed": 4,
                                                      "repo_repaired": 120, "file_observed": 2, "gaps": 800,
-                                                     "other_edit": True, "file_repaired": 9, "habit": "", "breaks": 0}),
-    (Evidence(repo_observed=1, repo_repaired=500, habit="trailing", breaks=2),   # a habit break's
+                                                     "other_edit": True, "file_repaired": 9, "habit": "", "breaks": 0,
+                                                     "change_observed": 0, "change_repaired": 0}),
+    (Evidence(repo_observed=1, repo_repaired=500, habit="trailing", breaks=2, change_observed=3,
+              change_repaired=40),   # a habit break's, judging a change
      {"far_best": 5.0, "far_count": 0, "earlier": 0, "repo_observed": 1, "repo_repaired": 500, "file_observed": 0,
-      "gaps": 0, "other_edit": False, "file_repaired": 0, "habit": "trailing", "breaks": 2}),
+      "gaps": 0, "other_edit": False, "file_repaired": 0, "habit": "trailing", "breaks": 2, "change_observed": 3,
+      "change_repaired": 40}),
 ])
 def test_json_carries_the_evidence_the_calibration_is_fitted_on(evidence, expected):
     from check.engine import evidence_fields
