@@ -402,13 +402,11 @@ def main(argv=None) -> int:
         if args.docs:
             write_docs(args.docs, lines, "check-speed")
         return cli.EXIT_OK
-    if args.calibrate_commits:
-        lines = commits.calibrate(args)
-        print("\n".join(lines))
-    if args.commits:
-        run_page(args, commits)
-        return cli.EXIT_OK
-    if args.calibrate_commits:
+    if args.calibrate_commits or args.commits:
+        if args.calibrate_commits:
+            print("\n".join(commits.calibrate(args)))
+        if args.commits:
+            run_page(args, commits)
         return cli.EXIT_OK
     if args.calibrate_hand_slips:
         # the development detection sets' breaks, away from their injected errors, are anomalies of real

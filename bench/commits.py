@@ -126,14 +126,16 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def run_case(commits: CommitSet, case: Case, tree: Path, args: Sequence[str]) -> CaseRun:
-    """The case checked out clean in `tree`, then bin/check ARGS on its change (and --fix, when it found
-    something)."""
+def checked_out(case: Case, tree: Path) -> tuple[dict[str, tuple[tuple[int, int], ...]], int]:
+    """The case's branch checked out clean in `tree`, as the reference's run does: its change_of."""
     git(tree, "checkout", "-q", "-f", case.branch)
     git(tree, "clean", "-q", "-f", "-d", "-x")
-    lines, added = change_of(tree)
-    slips = commits.slips_of(case)
-    before = {s.path: _read(tree / s.path) for s in slips}
+    return change_of(tree)
+
+
+def check_change(case: Case, tree: Path, args: Sequence[str]) -> tuple[int, float, list[dict]]:
+    """`bin/check --since HEAD~1 --format json ARGS .` in the case's work tree, as a user runs it: its exit
+    status, seconds and findings (their paths relative to the tree); a warning for a status but 0 or 1."""
     t0 = time.time()
     proc = subprocess.run([str(CHECK), "--since", "HEAD~1", "--format", "json", *args, "."], cwd=tree,
                           capture_output=True)
@@ -146,7 +148,18 @@ def run_case(commits: CommitSet, case: Case, tree: Path, args: Sequence[str]) ->
     for line in proc.stdout.decode("utf-8", "surrogateescape").splitlines():
         if line.strip().startswith("{"):
             f = json.loads(line)
-            findings.append({**{k: f[k] for k in KEEP if k in f}, "path": tree_path(f["path"], tree)})
+            findings.append({**f, "path": tree_path(f["path"], tree)})
+    return proc.returncode, seconds, findings
+
+
+def run_case(commits: CommitSet, case: Case, tree: Path, args: Sequence[str]) -> CaseRun:
+    """The case checked out clean in `tree`, then bin/check ARGS on its change (and --fix, when it found
+    something)."""
+    lines, added = checked_out(case, tree)
+    slips = commits.slips_of(case)
+    before = {s.path: _read(tree / s.path) for s in slips}
+    returncode, seconds, found = check_change(case, tree, args)
+    findings = [{k: f[k] for k in KEEP if k in f} for f in found]
     findings.sort(key=lambda f: (f["path"], f["line"], f["column"], f.get("rule", "")))
     if findings:
         subprocess.run([str(CHECK), "--since", "HEAD~1", "--fix", "--quiet", *args, "."], cwd=tree,
@@ -160,7 +173,7 @@ def run_case(commits: CommitSet, case: Case, tree: Path, args: Sequence[str]) ->
                                        "where the set says, or --fix changed more than whitespace")
         else:
             fixed[slip_key(s)] = gap
-    return CaseRun(case.project, case.branch, proc.returncode, seconds, added, lines, tuple(findings), fixed)
+    return CaseRun(case.project, case.branch, returncode, seconds, added, lines, tuple(findings), fixed)
 
 
 def measure(commits: CommitSet, runs: Sequence[tuple[str, Sequence[str]]], work: Path | None = None,
@@ -227,18 +240,10 @@ def case_breaks(commits: CommitSet, case: Case, tree: Path, workers: int) -> Cas
     """Every habit break bin/check --since HEAD~1 makes on the case's changed lines (bench/calibration_fit.py's
     ALL_BREAKS), each right when it is on a slip (the reference's rule), else false."""
     from bench.calibration_fit import ALL_BREAKS, COMMITS, Labelled, habit_break
-    git(tree, "checkout", "-q", "-f", case.branch)
-    git(tree, "clean", "-q", "-f", "-d", "-x")
-    lines, added = change_of(tree)
+    lines, added = checked_out(case, tree)
     slips = commits.slips_of(case)
-    proc = subprocess.run([str(CHECK), "--since", "HEAD~1", "--format", "json", *ALL_BREAKS, "--workers",
-                           str(workers), "."], cwd=tree, capture_output=True)
     out, on = [], []
-    for line in proc.stdout.decode("utf-8", "surrogateescape").splitlines():
-        if not line.strip().startswith("{"):
-            continue
-        f = json.loads(line)
-        f["path"] = tree_path(f["path"], tree)
+    for f in check_change(case, tree, [*ALL_BREAKS, "--workers", str(workers)])[2]:
         if habit_break(f) and on_changed(f, lines):
             hit = tuple(slip_key(s) for s in slips if matches(f, s))
             out.append(Labelled.of_finding(f, bool(hit), not hit, f"{case.project}/{case.branch}/{f['path']}",

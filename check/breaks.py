@@ -128,6 +128,12 @@ class FileGaps:
         """Whether `gap` is one of the file's established gaps (`changed`: of the change's)."""
         return bool(self.self_count(gap)) != changed
 
+    def elsewhere(self, own: int, change: int, gap: int) -> tuple[int, int]:
+        """How often the file's established gaps and the change's write what `gap` writes (`own`, `change`,
+        the gap counted on its side), but for the gap itself."""
+        itself = self.self_count(gap)
+        return own - itself, change - 1 + itself
+
     @cached_property
     def habit_values(self) -> array:
         """Each gap's habit variables, flat (ranker/habits.py's habit_values)."""
@@ -205,8 +211,7 @@ def breaks(walked: FileGaps, repo_habits: HabitCounts | None, repo_counts, keys_
     # a habit broken (trailing whitespace, mixed indentation, whitespace on a blank line): found in numpy, so
     # that the loops go over a few gaps, not all
     for gap in np.nonzero(inner & (values[:, :3] > 0).any(axis=1))[0].tolist():
-        b = _habit_break(gap, texts[gap], unit, (walked.own_habits, walked.change_habits), repo_habits, likelier,
-                         walked.self_count(gap))
+        b = _habit_break(gap, walked, repo_habits, likelier)
         if b is not None:
             found[gap] = b
     for b in _indent_char_breaks(walked, repo_counts, keys_of):
@@ -251,9 +256,9 @@ def breaks(walked: FileGaps, repo_habits: HabitCounts | None, repo_counts, keys_
         for gap, (n, repaired, o, j) in best.items():
             if _kept(o, n) and gap not in found:   # the structure's breaks (a continuation) come first
                 habit = _symbol_habit(texts[gap], repaired, syms[2 * gap - 1], syms[2 * gap + 1])
-                itself = walked.self_count(gap)
-                found[gap] = Break(gap, texts[gap], repaired, habit, o, n, int(own[j]) - itself, int(own[k + j]),
-                                   change_observed=int(change[j]) - 1 + itself, change_repaired=int(change[k + j]))
+                file_observed, change_observed = walked.elsewhere(int(own[j]), int(change[j]), gap)
+                found[gap] = Break(gap, texts[gap], repaired, habit, o, n, file_observed, int(own[k + j]),
+                                   change_observed=change_observed, change_repaired=int(change[k + j]))
     if walked.ids is not None:
         for b in _indentation_breaks(walked, values[:-1, 0] >= 0, others_count, keys_of):
             # the structure's judgement of a statement's line before a symbol's (a blank line, lines joined)
@@ -324,8 +329,7 @@ def _indent_char_breaks(walked: FileGaps, repo_counts, keys_of) -> list[Break]:
     from ranker.cache import INDENT_LINES, indent_lines
     texts = walked.texts
     # the file as the learning pass counted it (taken off the repository's), and its established lines
-    every = indent_lines(texts)
-    change = indent_lines(walked.changed_texts())
+    every, change = indent_lines(texts), indent_lines(walked.changed_texts())
     own = tuple(e - c for e, c in zip(every, change))
     tab, space = (max(int(n) - o, 0) for n, o in zip(repo_counts(keys_of(list(INDENT_LINES))).tolist(), every))
     if _kept(tab, space):
@@ -349,9 +353,9 @@ def _indent_char_breaks(walked: FileGaps, repo_counts, keys_of) -> list[Break]:
             continue
         fixed = head + retab(indent, unit)
         if fixed != text:
-            itself = walked.self_count(gap)
-            out.append(Break(gap, text, fixed, "indent-char", observed, repaired, own_observed - itself, own_repaired,
-                             change_observed=change[side] - 1 + itself, change_repaired=change[1 - side]))
+            file_observed, change_observed = walked.elsewhere(own_observed, change[side], gap)
+            out.append(Break(gap, text, fixed, "indent-char", observed, repaired, file_observed, own_repaired,
+                             change_observed=change_observed, change_repaired=change[1 - side]))
     return out
 
 
@@ -369,15 +373,15 @@ def _continuation_breaks(walked: FileGaps, repo_counts, keys_of) -> list[Break]:
     lines = first_continuations(tokens, walked.texts, starts)
     if not lines:
         return []
-    every = Counter(off for _, off in lines)
     own = Counter(off for gap, off in lines if walked.mine(gap))   # the established lines'
     change = Counter(off for gap, off in lines if walked.mine(gap, changed=True))
+    every = own + change
     repo = repo_counts(keys_of([continuation_triple(off) for off in CONTINUATIONS]))
     others = {off: max(int(n) - every[off], 0) for off, n in zip(CONTINUATIONS, repo.tolist())}
     best = max(others, key=lambda off: others[off])
     out = []
     for gap, off in lines:
-        mine = own[off] - walked.self_count(gap)
+        mine, in_change = walked.elsewhere(own[off], change[off], gap)
         if off == best or not _kept(others.get(off, 0), others[best]) or mine > MAX_OWN:
             continue
         text = walked.texts[gap]
@@ -386,7 +390,7 @@ def _continuation_breaks(walked: FileGaps, repo_counts, keys_of) -> list[Break]:
             continue
         fixed = split_last_line(text)[0] + retab(" " * width, walked.unit)
         out.append(Break(gap, text, fixed, "continuation-first", others.get(off, 0), others[best], mine, own[best],
-                         change_observed=change[off] - 1 + walked.self_count(gap), change_repaired=change[best]))
+                         change_observed=in_change, change_repaired=change[best]))
     return out
 
 
@@ -403,12 +407,11 @@ def _sibling_breaks(walked: FileGaps, repo_counts, keys_of) -> list[Break]:
     texts = walked.texts
     tokens, starts, events = walked.line_events
     pairs, firsts = continuation_siblings(tokens, texts, starts, events)
-    every = Counter(d for _, _, d in pairs)
-    every_first = Counter((d, opened) for _, _, d, opened in firsts)
     own = Counter(d for g, _, d in pairs if walked.mine(g))   # the established lines'
     own_first = Counter((d, opened) for g, _, d, opened in firsts if walked.mine(g))
     change = Counter(d for g, _, d in pairs if walked.mine(g, changed=True))
     change_first = Counter((d, opened) for g, _, d, opened in firsts if walked.mine(g, changed=True))
+    every, every_first = own + change, own_first + change_first
     steps = range(-8, 33)
     wanted = [(d, 0) for d in sorted({0, *every})] + [(d, o) for o in range(1, 4) for d in steps]
     repo = dict(zip(wanted, repo_counts(keys_of([sibling_triple(d, o) for d, o in wanted])).tolist()))
@@ -421,11 +424,11 @@ def _sibling_breaks(walked: FileGaps, repo_counts, keys_of) -> list[Break]:
 
     out = []
     for g, p, d in pairs:
-        mine = own[d] - walked.self_count(g)
+        mine, in_change = walked.elsewhere(own[d], change[d], g)
         if not d or not _kept(others[(d, 0)], others[(0, 0)]) or mine > MAX_OWN:
             continue
         evidence = (others[(d, 0)], others[(0, 0)], mine, own[0])
-        changed = dict(change_observed=change[d] - 1 + walked.self_count(g), change_repaired=change[0])
+        changed = dict(change_observed=in_change, change_repaired=change[0])
         if before.get(p, (None, 1))[1] == 0 or after.get(g, (None, 0))[1] == -d:   # this line is the odd one
             out.append(Break(g, texts[g], indented(g, p), "continuation-sibling", *evidence, **changed))
         elif p not in before and after.get(g, (None, 1))[1] == 0:   # the first sibling is
@@ -433,7 +436,7 @@ def _sibling_breaks(walked: FileGaps, repo_counts, keys_of) -> list[Break]:
     best = {o: max(steps, key=lambda d: others[(d, o)]) for o in range(1, 4)}
     for g, opener, d, o in firsts:
         step = best[o]
-        mine = own_first[(d, o)] - walked.self_count(g)
+        mine, in_change = walked.elsewhere(own_first[(d, o)], change_first[(d, o)], g)
         if d == step or (d, o) not in others or not _kept(others[(d, o)], others[(step, o)]) \
                 or mine > MAX_OWN:   # (an offset outside `steps` is not judged)
             continue
@@ -441,8 +444,7 @@ def _sibling_breaks(walked: FileGaps, repo_counts, keys_of) -> list[Break]:
         width = columns(indent if head else "") + step
         fixed = split_last_line(texts[g])[0] + retab(" " * max(width, 0), walked.unit)
         out.append(Break(g, texts[g], fixed, "continuation-first", others[(d, o)], others[(step, o)], mine,
-                         own_first[(step, o)], change_observed=change_first[(d, o)] - 1 + walked.self_count(g),
-                         change_repaired=change_first[(step, o)]))
+                         own_first[(step, o)], change_observed=in_change, change_repaired=change_first[(step, o)]))
     return out
 
 
@@ -522,15 +524,14 @@ def _blocks(walked: FileGaps, starts_line, headers: list[Break], off: set[int]) 
     return out
 
 
-def _habit_break(gap: int, text: str, unit: str | None, sides, repo: HabitCounts | None, likelier,
-                 self_count: int = 1) -> Break | None:
+def _habit_break(gap: int, walked: FileGaps, repo: HabitCounts | None, likelier) -> Break | None:
     """The break of the first of trailing whitespace, mixed indentation and whitespace on a blank line that the
     gap has and the repository keeps from, with the counts of that habit; its repair mends every one of them
     the gap has and the repository keeps from, so that one fix leaves none (each its own part of the gap: the
     old line's end, the new line's indentation, the blank lines between). A mixed indentation is re-written
     in the file's unit with a tab as wide as the unit or reaching the next 8-column stop, whichever the
     repository writes more between the same two kinds of tokens (`likelier`)."""
-    own, change = sides   # the file's established counts, the change's
+    text, unit, own, change = walked.texts[gap], walked.unit, walked.own_habits, walked.change_habits
     values = habits(text, unit)
     lines = LINE_BREAK.split(text)
     breaks_ = LINE_BREAK.findall(text)
@@ -559,11 +560,12 @@ def _habit_break(gap: int, text: str, unit: str | None, sides, repo: HabitCounts
         if not _kept(observed, theirs[0]):
             continue
         new = mended
-        first = first or (habit, int(observed), int(theirs[0]), int(sum(own[j][1:])) - self_count, int(own[j][0]),
-                          int(sum(change[j][1:])) - 1 + self_count, int(change[j][0]))
+        first = first or (habit, int(observed), int(theirs[0]),
+                          *walked.elsewhere(int(sum(own[j][1:])), int(sum(change[j][1:])), gap), int(own[j][0]),
+                          int(change[j][0]))
     if first is None:
         return None
-    habit, observed, repaired, file_observed, file_repaired, change_observed, change_repaired = first
+    habit, observed, repaired, file_observed, change_observed, file_repaired, change_repaired = first
     return Break(gap, text, joined(new), habit, observed, repaired, file_observed, file_repaired,
                  change_observed=max(change_observed, 0), change_repaired=change_repaired)
 

@@ -216,10 +216,10 @@ class _Context:
         fixed = narrow_key(before, fixed_symbol, after)
         own_observed, own_repaired = int((keys == observed).sum()), int((keys == fixed).sum())
         repo = self.folder.narrow_count if self.folder is not None else (lambda key: 0)
-        # the folder counted the file too: its own part is taken off (all of it)
-        others = dict(repo_observed=max(repo(observed) - own_observed, 0),
-                      repo_repaired=max(repo(fixed) - own_repaired, 0))
-        return replace(evidence, **others, file_observed=own_observed - 1, file_repaired=own_repaired, gaps=len(keys))
+        # the folder counted the file too: its own part is taken off
+        return replace(evidence, repo_observed=max(repo(observed) - own_observed, 0),
+                       repo_repaired=max(repo(fixed) - own_repaired, 0), file_observed=own_observed - 1,
+                       file_repaired=own_repaired, gaps=len(keys))
 
     def breaks(self, edits: "_Edits | None" = None) -> list[Break]:
         """The gaps of the file's original text that break a habit of the repository (the walk's indices);
@@ -247,8 +247,7 @@ class _Context:
         own = walked.own_habits[j]
         repo = self.habits.counts[j] if self.habits is not None else (0.0,) * len(own)
         o, r = observed_values[j], repaired_values[j]
-        return dict(repo_observed=int(repo[o]), repo_repaired=int(repo[r]),
-                    file_observed=int(own[o]) - 1,
+        return dict(repo_observed=int(repo[o]), repo_repaired=int(repo[r]), file_observed=int(own[o]) - 1,
                     file_repaired=int(own[r]))
 
 
