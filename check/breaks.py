@@ -28,11 +28,14 @@ where they write the repair often:
 - `indentation`: a line that starts a statement (or closes a block, or is a `case` label) indented from its
   block's header otherwise than the file indents the other lines of its kind (check/structure.py), when
   the repository writes the repair's gap symbol between the same two kinds of tokens far more often (a line
-  one level too deep, a `}` that does not line up), and the rest of a block shifted whole with its header.
+  one level too deep, a `}` that does not line up), and the rest of a block shifted whole with its header;
+- `final-newline`: the file's end without its line break (or with blank lines after it) where the
+  repository's other files end after the same token with one. The whole-file belief, fitted without it,
+  does not believe it: in whole files it cost more clean-file breaks than it found (docs/notes/habits.md).
 
 Tried and left out (docs/notes/habits.md): a line's indentation against the repository's
-indentation symbols alone (without the structure), a bare blank line where the repository indents its
-blank lines, and the file's end without a line break against how the repository's files end.
+indentation symbols alone (without the structure), and a bare blank line where the repository indents its
+blank lines.
 
 Pure: from a file's walk (gap texts, symbols and their ids, indentations, unit, narrow keys) and the
 repository's counts. Judging a change (`FileGaps.established`), only the change's gaps are candidates, the
@@ -65,7 +68,7 @@ from ranker.repairs import retab
 
 HABITS = ("trailing", "blank-line", "mixed-indent", "indent-char", "spacing", "line-break", "join", "brace",
           "blank-line-missing", "blank-line-missing-after-block", "blank-line-extra", "blank-lines-doubled",
-          "continuation", "continuation-first", "continuation-sibling", "indentation")
+          "continuation", "continuation-first", "continuation-sibling", "indentation", "final-newline")
 # The habits whose repairs indent a line as the structure says (a sibling's, a bracket's step, a block's): a
 # continuation made as deep as the line before is then no harm (check/safety.py)
 STRUCTURAL = frozenset({"continuation-sibling", "continuation-first", "indentation"})
@@ -259,6 +262,9 @@ def breaks(walked: FileGaps, repo_habits: HabitCounts | None, repo_counts, keys_
                 file_observed, change_observed = walked.elsewhere(int(own[j]), int(change[j]), gap)
                 found[gap] = Break(gap, texts[gap], repaired, habit, o, n, file_observed, int(own[k + j]),
                                    change_observed=change_observed, change_repaired=int(change[k + j]))
+    end = _final_break(walked, others_count, keys_of, newline)
+    if end is not None:
+        found[end.gap] = end
     if walked.ids is not None:
         for b in _indentation_breaks(walked, values[:-1, 0] >= 0, others_count, keys_of):
             # the structure's judgement of a statement's line before a symbol's (a blank line, lines joined)
@@ -357,6 +363,20 @@ def _indent_char_breaks(walked: FileGaps, repo_counts, keys_of) -> list[Break]:
             out.append(Break(gap, text, fixed, "indent-char", observed, repaired, file_observed, own_repaired,
                              change_observed=change_observed, change_repaired=change[1 - side]))
     return out
+
+
+def _final_break(walked: FileGaps, others_count, keys_of, newline: str) -> Break | None:
+    """The file's end without its line break, or with blank lines or whitespace after it, where the
+    repository's other files end after the same token with one line break (the counts are of files: a file
+    has one end). Judging a change, only when the change wrote the last line."""
+    gap = len(walked.texts) - 1
+    observed = walked.texts[gap]
+    if gap < 1 or observed == newline or (walked.established is not None and walked.established[gap]):
+        return None
+    before = walked.symbols[2 * gap - 1]
+    repaired = gap_symbol(newline, walked.indents[gap], walked.unit)
+    o, n = (int(x) for x in others_count(keys_of([(before, walked.symbols[2 * gap], "|"), (before, repaired, "|")])))
+    return Break(gap, observed, newline, "final-newline", o, n, 0, 0) if _kept(o, n) else None
 
 
 CONTINUATIONS = range(-8, 33)   # the offsets of a first continuation line asked of the repository, in columns

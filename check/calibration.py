@@ -26,6 +26,7 @@ import bisect
 import json
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from .rules import RULES
@@ -191,11 +192,14 @@ def habit_features(e: Evidence) -> dict[str, float]:
     ro, rr, fo, fr = e.repo_observed, e.repo_repaired, max(e.file_observed, 0), e.file_repaired
     each = {"bias": 1.0, "repo-odds": math.log((ro + 1) / (rr + 1)), "repo-repaired": math.log1p(rr),
             "file-share": fo / (fo + fr + 1), "file-observed": math.log1p(fo), "file-any": float(fo > 0),
-            "file-repaired": math.log1p(fr), "file-breaks": math.log1p(e.breaks)}
+            "file-repaired": math.log1p(fr), "file-breaks": math.log1p(e.breaks),
+            # the file's own lines write the repair: a departure from the file, not from a new file's taste
+            # (a share, as file-share: a count's log carries one project's sizes to another)
+            "file-agree": fr / (fo + fr + 1)}
     if e.change_observed or e.change_repaired:   # judging a change: how the change itself writes it
         co, cr = max(e.change_observed, 0), e.change_repaired
-        each.update({"change-share": co / (co + cr + 1), "change-observed": math.log1p(co),
-                     "change-repaired": math.log1p(cr)})
+        each.update({"change-share": co / (co + cr + 1), "change-agree": cr / (co + cr + 1),
+                     "change-observed": math.log1p(co), "change-repaired": math.log1p(cr)})
     # each habit weighs them its own way (trailing whitespace is a slip only where a repository has almost none)
     return {**each, **{f"{e.habit}:{k}": v for k, v in each.items()}}
 
@@ -211,7 +215,14 @@ class HabitBelief:
     curve: tuple[tuple[float, float], ...]
     cutoffs: dict[str, float]
 
+    @cached_property
+    def fitted(self) -> frozenset[str]:
+        """The habits weighed their own way (none: every habit alike)."""
+        return frozenset(k.split(":")[0] for k in self.weights if ":" in k)
+
     def belief(self, evidence: Evidence) -> float:
+        if self.fitted and evidence.habit not in self.fitted:   # a habit it was not fitted on: not believed
+            return -math.inf
         return sum(self.weights.get(k, 0.0) * v for k, v in habit_features(evidence).items())
 
     def confidence(self, evidence: Evidence) -> float:

@@ -338,7 +338,8 @@ def _habit_findings(text: str, path: str, edits: _Edits, context: _Context, cfg:
             if belief < cfg.habit_least:   # most breaks are below it: asked before the harm
                 continue
             confidence = believed.precision(belief)
-        before, after = edits.token_text(gap - 1), edits.token_text(gap)
+        before = edits.token_text(gap - 1)
+        after = edits.token_text(gap) if gap < edits.token_count() else ""   # the file's end
         if harmful(b.observed, b.repaired, before, after, lambda: context.indent(gap), edits.tabs,
                    b.habit in STRUCTURAL):
             continue

@@ -205,4 +205,4 @@ def test_the_change_belief_believes_a_break_the_change_itself_rarely_writes():
     assert fitted.belief(habit) < fitted.cutoffs["low"] <= fitted.cutoffs["medium"] <= fitted.belief(odd)
     # a habit weighs only the change's terms its own way
     assert {k.split(":")[1] for k in fitted.weights if ":" in k} <= {"bias", "change-share", "repo-odds",
-                                                                     "file-share"}
+                                                                     "file-share", "file-agree", "change-agree"}

@@ -164,16 +164,16 @@ def test_a_break_in_a_crlf_file_keeps_its_line_endings(tmp_path):
         [("trailing", " \r\n            ", "\r\n            ")]
 
 
-def _check(tmp_path, tiny_model, text, lines):
+def _check(tmp_path, tiny_model, text, lines, others=3):
     """The breaks the engine reports in `text` (a believed belief, the ranking reporting nothing), judging the
-    change of `lines` (None: the whole file)."""
+    change of `lines` (None: the whole file), in a repository of `others` other files."""
     from check.engine import CheckConfig, check_text
     from lm.model import LanguageModel
     from parsing.schemes import get_scheme
     from ranker.score import Scorer
     from tests.test_check_engine import _folder
     lm = LanguageModel(str(tiny_model))
-    style = _folder(tmp_path, [text, *(_other(n) for n in range(3))], lm.scheme)
+    style = _folder(tmp_path, [text, *(_other(n) for n in range(others))], lm.scheme)
     cal = Calibration({POOLED: ((0.0, 0.5),)}, {"low": 0.5, "medium": 0.5, "high": 0.5}, habits=BELIEVED)
     cfg = CheckConfig({POOLED: math.inf}, habit_least=0.5)
     return check_text(Scorer(lm), get_scheme(lm.scheme), text, "A.java", cfg, cal, style, lines)
@@ -202,3 +202,45 @@ def test_judging_a_change_reports_nothing_on_the_lines_it_left_alone(tmp_path, t
     text = _text("        if (a1 > 0) { ")   # a trailing space on line 8
     assert [f.line for f in _check(tmp_path, tiny_model, text, None)] == [8]
     assert _check(tmp_path, tiny_model, text, frozenset({3, 4, 5})) == ()
+
+
+@pytest.mark.parametrize("end, others_end, expected", [
+    ("}", "}\n", [("final-newline", "", "\n")]),          # no line break ends it, where every other file has one
+    ("}\n\n\n", "}\n", [("final-newline", "\n\n\n", "\n")]),   # blank lines after it
+    ("}\n", "}\n", []),
+    ("}", "}", []),                                       # the repository's files end without one too
+])
+def test_the_end_of_a_file_is_a_break_where_the_other_files_end_otherwise(tmp_path, end, others_end, expected):
+    from tests.test_check_engine import _folder
+    text = _text().removesuffix("}\n") + end
+    others = [_other(n).removesuffix("}\n") + others_end for n in range(6)]
+    found = _breaks_of(text, _folder(tmp_path, [text, *others]))
+    assert [(b.habit, b.observed, b.repaired) for b in found] == expected
+
+
+@pytest.mark.parametrize("lines, reported", [(None, True), (frozenset({20}), True), (frozenset({3}), False)])
+def test_a_file_end_the_change_wrote_is_reported_with_its_fix(tmp_path, tiny_model, lines, reported):
+    text = _text().removesuffix("\n")   # 20 lines, the last without its line break
+    found = _check(tmp_path, tiny_model, text, lines, others=6)   # a habit of 5 files at least
+    assert [(f.rule, f.line, f.observed, f.repaired) for f in found] == ([("final-newline", 20, "", "\n")]
+                                                                         if reported else [])
+
+
+def test_a_belief_fitted_per_habit_believes_only_the_habits_it_was_fitted_on():
+    fitted = HabitBelief({"bias": 1.0, "trailing:bias": 0.5}, ((0.0, 0.9),), {})
+    assert fitted.belief(_evidence(0, 50, habit="trailing")) == pytest.approx(1.5)
+    assert fitted.belief(_evidence(0, 50, habit="final-newline")) == -math.inf
+    assert BELIEVED.belief(_evidence(0, 50, habit="final-newline")) == pytest.approx(1.0)   # every habit alike
+
+
+@pytest.mark.parametrize("fo, fr, co, cr, file_agree, change_agree", [
+    (0, 0, 0, 0, 0.0, None),        # a new file: nothing of its own agrees; no change evidence at all
+    (0, 9, 0, 0, 0.9, None),        # the file's own lines write the repair
+    (9, 0, 1, 3, 0.0, 0.6),
+])
+def test_the_agree_shares_say_how_much_of_the_file_and_the_change_write_the_repair(fo, fr, co, cr, file_agree,
+                                                                                 change_agree):
+    f = habit_features(Evidence(repo_observed=0, repo_repaired=9, file_observed=fo, file_repaired=fr, habit="brace",
+                                change_observed=co, change_repaired=cr))
+    assert f["file-agree"] == f["brace:file-agree"] == pytest.approx(file_agree)
+    assert f.get("change-agree") == (None if change_agree is None else pytest.approx(change_agree))
