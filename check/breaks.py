@@ -374,8 +374,8 @@ def _final_break(walked: FileGaps, others_count, keys_of, newline: str) -> Break
     if gap < 1 or observed == newline or (walked.established is not None and walked.established[gap]):
         return None
     before = walked.symbols[2 * gap - 1]
-    repaired = gap_symbol(newline, walked.indents[gap], walked.unit)
-    o, n = (int(x) for x in others_count(keys_of([(before, walked.symbols[2 * gap], "|"), (before, repaired, "|")])))
+    symbol = gap_symbol(newline, walked.indents[gap], walked.unit)   # the repair's
+    o, n = (int(x) for x in others_count(keys_of([(before, walked.symbols[2 * gap], "|"), (before, symbol, "|")])))
     return Break(gap, observed, newline, "final-newline", o, n, 0, 0) if _kept(o, n) else None
 
 

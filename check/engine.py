@@ -148,6 +148,11 @@ class _Edits:
         """The text of token i: what lies between gap i and gap i + 1."""
         return self.text[self.gap_starts[i] + len(self.gap_texts[i]):self.gap_starts[i + 1]]
 
+    def around(self, gap: int) -> tuple[str, str]:
+        """The texts of the tokens before and after `gap` ('' past the file's ends)."""
+        return (self.token_text(gap - 1) if gap > 0 else "",
+                self.token_text(gap) if gap < self.token_count() else "")
+
     def token_texts(self) -> list[str]:
         if self._texts is None:
             text, starts = self.text, self.gap_starts
@@ -338,8 +343,7 @@ def _habit_findings(text: str, path: str, edits: _Edits, context: _Context, cfg:
             if belief < cfg.habit_least:   # most breaks are below it: asked before the harm
                 continue
             confidence = believed.precision(belief)
-        before = edits.token_text(gap - 1)
-        after = edits.token_text(gap) if gap < edits.token_count() else ""   # the file's end
+        before, after = edits.around(gap)
         if harmful(b.observed, b.repaired, before, after, lambda: context.indent(gap), edits.tabs,
                    b.habit in STRUCTURAL):
             continue
@@ -383,8 +387,7 @@ def _best_repair(ranked: RankedFile, current: str, edits: _Edits, context: _Cont
             gap = f.gap
             if edits.skipped(gap):
                 continue
-            before = edits.token_text(gap - 1) if gap > 0 else ""
-            after = edits.token_text(gap) if gap < edits.token_count() else ""
+            before, after = edits.around(gap)
             if harmful(f.observed, f.repaired, before, after, lambda: context.indent(gap), edits.tabs):
                 continue
             rule, message = describe(f.observed, f.repaired, before, after)
