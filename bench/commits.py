@@ -225,6 +225,10 @@ def against_reference(commits: CommitSet, result: Score, folder: Path) -> list[s
 # most 2.0 with the ranking's findings on other projects, and leaving one project out spends two or three times
 # the budget there (docs/notes/change-belief.md: `medium` at 0.7 found 0.310 at 1.70, at 1.5 0.361 at 3.09)
 CHANGE_BUDGETS = {"low": 0.15, "medium": 0.7, "high": 1.5}
+# The habits the change belief is not fitted on, and so never believes: of the development cases' breaks of
+# the structure's indentation, 6 in 73 were fixed later (two runs of lines), most being shifted lines nobody
+# fixed, and fitting them cost the project left out more false findings than it found (docs/notes/change-belief.md)
+UNFITTED = frozenset({"indentation"})
 
 
 @dataclass(frozen=True)
@@ -277,7 +281,7 @@ def calibrate(args) -> list[str]:
 
     def fitted(chosen: list[CaseBreaks]):
         family = Family(sum(c.added for c in chosen), budgets=CHANGE_BUDGETS, file_budgets={})
-        return fit_change_habits([b for c in chosen for b in c.breaks], family)
+        return fit_change_habits([b for c in chosen for b in c.breaks if b.evidence.habit not in UNFITTED], family)
 
     belief = fitted(cases)
     cal = Calibration.load(CALIBRATION)

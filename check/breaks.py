@@ -28,7 +28,8 @@ where they write the repair often:
 - `indentation`: a line that starts a statement (or closes a block, or is a `case` label) indented from its
   block's header otherwise than the file indents the other lines of its kind (check/structure.py), when
   the repository writes the repair's gap symbol between the same two kinds of tokens far more often (a line
-  one level too deep, a `}` that does not line up), and the rest of a block shifted whole with its header;
+  one level too deep, a `}` that does not line up); the lines moved with it (the comments just above it,
+  the statements after it off by the same columns, every line they hold) follow it, re-indented alike;
 - `final-newline`: the file's end without its line break (or with blank lines after it) where the
   repository's other files end after the same token with one. The whole-file belief, fitted without it,
   does not believe it: in whole files it cost more clean-file breaks than it found (docs/notes/habits.md).
@@ -266,7 +267,7 @@ def breaks(walked: FileGaps, repo_habits: HabitCounts | None, repo_counts, keys_
     if end is not None:
         found[end.gap] = end
     if walked.ids is not None:
-        for b in _indentation_breaks(walked, values[:-1, 0] >= 0, others_count, keys_of):
+        for b in _indentation_breaks(walked, values[:-1, 0] >= 0, others_count, own_count, keys_of):
             # the structure's judgement of a statement's line before a symbol's (a blank line, lines joined)
             if b.follows < 0 or b.gap not in found:
                 found[b.gap] = b
@@ -489,58 +490,61 @@ def _symbol_habit(observed: str, repaired: str, before: str, after: str) -> str:
     return "blank-lines-doubled" if o > 2 else "blank-line-extra"
 
 
-def _indentation_breaks(walked: FileGaps, starts_line, others_count, keys_of) -> list[Break]:
-    """The statement lines indented otherwise than the file's habit for their kind (check/structure.py) whose
-    re-indented gap symbol the repository's other files (`others_count(keys)`) keep to between the same two
-    kinds of tokens. Left to the mixed-indent habit: a line, or its block's header, that mixes tabs and
-    spaces."""
+def _indentation_breaks(walked: FileGaps, starts_line, others_count, own_count, keys_of) -> list[Break]:
+    """The runs of statement lines indented otherwise than the file's habit for their kind (check/structure.py)
+    whose first line's re-indented gap symbol the repository keeps to between the same two kinds of tokens
+    (`others_count(keys)`: its other files; `own_count(keys)`: the file's established gaps, the gap itself
+    included): that line's break, and the lines moved with it (the comments just above, the run's other
+    lines and what they hold) each a break that follows it. Left to the mixed-indent habit: a line, or its
+    block's header, that mixes tabs and spaces."""
     import numpy as np
 
-    from .structure import expected_indent, off_habit  # numpy: imported once a file is walked
+    from .structure import shifted_runs  # numpy: imported once a file is walked
     texts, syms, unit = walked.texts, walked.symbols, walked.unit
-    lines = []
-    for line, offset, at_habit, at_own in off_habit(walked.ids, texts, starts_line, MIN_SEEN):
-        if line.gap == 0 or at_own - 1 > MAX_OWN or any(mixed(ws, unit or " ") for ws in (line.indent, line.base)):
+    runs = []
+    for run in shifted_runs(walked.ids, texts, starts_line, MIN_SEEN):
+        line = run.first
+        if line.gap == 0 or run.at_own - run.length > MAX_OWN \
+                or any(mixed(ws, unit or " ") for ws in (line.indent, line.base)):
             continue
-        head = texts[line.gap][:len(texts[line.gap]) - len(line.indent)]
-        lines.append((line.gap, head + expected_indent(line.base, offset, unit), at_habit, at_own - 1))
-    if not lines:
+        moved = _reindented(texts, run.lines, run.shift, unit) if run.whole else None
+        if moved is None:   # the run's first line alone (another line under it is off by itself, or mixed)
+            moved = _reindented(texts, (line.gap,), run.shift, unit)
+        if moved and moved[0][0] > 0:
+            runs.append((run, moved))
+    if not runs:
         return []
+    firsts = [moved[0] for _, moved in runs]
     alternative = keys_of([(syms[2 * g - 1], gap_symbol(r, walked.indents[g], unit), syms[2 * g + 1])
-                           for g, r, _, _ in lines])
-    seen, observed = others_count(alternative), others_count(np.asarray(walked.keys)[[g for g, *_ in lines]])
-    out = [Break(g, texts[g], r, "indentation", int(o), int(n), own_observed, at_habit)
-           for (g, r, at_habit, own_observed), n, o in zip(lines, seen.tolist(), observed.tolist()) if _kept(o, n)]
-    return out + _blocks(walked, starts_line, out, {g for g, *_ in lines})
-
-
-def _blocks(walked: FileGaps, starts_line, headers: list[Break], off: set[int]) -> list[Break]:
-    """The rest of each block whose header line is a break while its closing '}' lines up with the header as
-    written (the block was shifted whole: its lines are where the header's habit puts them): every line from
-    the header's to the '}''s re-indented by the header's shift, each a break that follows the header's."""
-    from .structure import block_ends
-    ends = block_ends(walked.ids, starts_line)
-    texts, unit = walked.texts, walked.unit
+                           for g, r in firsts])
+    observed_keys = np.asarray(walked.keys)[[g for g, _ in firsts]]
+    seen, observed = others_count(alternative), others_count(observed_keys)
+    own_seen, own_observed = own_count(alternative), own_count(observed_keys)
     out = []
-    for b in headers:
-        end = ends.get(b.gap)
-        if end is None or end in off:
+    for (run, moved), n, o, on, oo in zip(runs, seen.tolist(), observed.tolist(), own_seen.tolist(),
+                                          own_observed.tolist()):
+        g = moved[0][0]
+        if not _kept(o + oo - walked.self_count(g), n + on):
             continue
-        shift = columns(last_line(b.repaired)) - columns(last_line(b.observed))
-        moved = []
-        for g in range(b.gap + 1, end + 1):
-            head, indent = split_last_line(texts[g])
-            if not head:
-                continue
-            width = columns(indent) + shift
-            if width < 0 or mixed(indent, unit or " "):
-                moved = []
-                break
-            fixed = head + retab(" " * width, unit or " ")
-            if fixed != texts[g]:
-                moved.append(Break(g, texts[g], fixed, "indentation", b.repo_observed, b.repo_repaired,
-                                   b.file_observed, b.file_repaired, follows=b.gap))
-        out += moved
+        out.append(Break(g, texts[g], moved[0][1], "indentation", int(o), int(n), run.at_own - run.length,
+                         run.at_habit))
+        out += [Break(h, texts[h], r, "indentation", int(o), int(n), run.at_own - run.length, run.at_habit,
+                      follows=g) for h, r in moved[1:]]
+    return out
+
+
+def _reindented(texts, lines, shift: int, unit: str | None) -> list[tuple[int, str]] | None:
+    """Each of `lines` (line-starting gaps) with its indentation moved by `shift` columns, in the file's unit,
+    those it changes; None when one would go left of the margin or mixes tabs and spaces."""
+    out = []
+    for g in lines:
+        head, indent = split_last_line(texts[g])
+        width = columns(indent) + shift
+        if width < 0 or mixed(indent, unit or " "):
+            return None
+        fixed = head + retab(" " * width, unit or " ")
+        if fixed != texts[g]:
+            out.append((g, fixed))
     return out
 
 

@@ -191,9 +191,10 @@ def _check_one(path: str) -> CheckedFile:
         lines = frozenset(range(1, len(Lines(text).starts) + 1) if lines is None else lines)
     findings = check_text(learned.scorer(path) or _worker["scorer"], _worker["scheme"], text, path, _worker["cfg"],
                           _worker["calibration"], learned.style(path), lines)
-    # a file with findings is parsed once more for its syntax errors: where the grammar misreads it, the
-    # gaps are not where the code's structure is, and its findings may be wrong
-    broken = _first_error_line(text) if findings else None
+    # a file with findings, or any file of a change (a change has few), is parsed once more for its syntax
+    # errors: where the grammar misreads it, the gaps are not where the code's structure is, and its findings
+    # may be wrong (or missed)
+    broken = _first_error_line(text) if findings or lines is not None else None
     return CheckedFile(path, text, findings, syntax_error=broken)
 
 
@@ -236,7 +237,7 @@ def main_run(args) -> int:
             if lines is not None:   # a change judged: only its lines
                 checked = replace(checked, findings=tuple(f for f in checked.findings if f.line in lines))
             tally.add(checked)
-            if checked.syntax_error is not None and checked.findings:
+            if checked.syntax_error is not None:
                 cli.warning(COMMAND, f"{checked.path}:{checked.syntax_error}: the Java grammar cannot parse this line "
                                      "(a syntax error?): the file's findings may be wrong")
             if len(checked.findings) >= args.max_findings and not args.quiet:

@@ -144,16 +144,83 @@ def off_habit(ids, gap_texts, starts_line, least: int):
     return out
 
 
-def block_ends(ids, starts_line) -> dict[int, int]:
-    """For each statement line that opens a block (its first token), the first token of the last line that
-    closes a block of it ('}', or `} else {` ...): how far a block shifted whole reaches."""
+@dataclass(frozen=True)
+class Run:
+    """Consecutive statement lines of one block, each the same columns off its kind's habit: lines moved
+    together, as a block pasted one level too deep is. `lines`: the line-starting gaps (the walk's indices)
+    the re-indentation moves, in order: the comment lines just above the run at its indentation, its lines
+    and every line under them, up to the block's next statement line (or its close), each by `shift`
+    columns."""
+    first: StatementLine     # the run's first statement line
+    habit: int               # the offset the file writes most for its kind
+    at_habit: int            # the file's lines of its kind at that offset
+    at_own: int              # the file's lines of its kind at the first line's offset, the run's included
+    length: int              # the run's statement lines of the first's kind (at_own counts them)
+    shift: int               # columns: habit - the first line's offset
+    lines: tuple[int, ...]
+    whole: bool              # no other statement line among `lines` is off its habit (the lines moved as one)
+
+
+def shifted_runs(ids, gap_texts, starts_line, least: int) -> list[Run]:
+    """The runs of statement lines off their kind's habit (off_habit's lines, when the file writes the habit
+    at least `least` times), each with the lines a re-indentation moves with it. A line off by other columns
+    than the line before it, or a sibling at its habit between them, starts a run of its own."""
     lines, kinds, bases = _structure(ids, starts_line)
-    close = KINDS.index("close")
-    out: dict[int, int] = {}
-    for i, k, b in zip(lines.tolist(), kinds.tolist(), bases.tolist()):
-        if k == close and b > 0:
-            out[b] = max(out.get(b, i), i)
-    return out
+    if not len(lines):
+        return []
+    rows = [(i, k, b, _indent(gap_texts[i])[1] - _base_indent(gap_texts, b)[1])
+            for i, k, b in zip(lines.tolist(), kinds.tolist(), bases.tolist())]
+    counts: dict[int, Counter] = defaultdict(Counter)
+    for _, k, _, offset in rows:
+        counts[k][offset] += 1
+    habit = {k: min(c.items(), key=lambda kv: (-kv[1], kv[0])) for k, c in counts.items()}   # ties: the least
+    siblings: dict[int, list[tuple[int, int, int]]] = defaultdict(list)   # base -> (line, kind, offset), in order
+    for i, k, b, offset in rows:
+        siblings[b].append((i, k, offset))
+    starts = np.nonzero(np.asarray(starts_line, dtype=bool))[0]
+    comment = np.isin(_codes(np.asarray(ids, dtype=np.int64)[1::2]), [_CODE[c] for c in _COMMENTS])
+    off = {i for i, k, _, offset in rows if offset != habit[k][0] and habit[k][1] >= least}
+    out = []
+    for b, rows_of in siblings.items():
+        at = 0
+        while at < len(rows_of):
+            i, k, offset = rows_of[at]
+            best, at_best = habit[k]
+            if offset == best or at_best < least:
+                at += 1
+                continue
+            shift, end = best - offset, at + 1
+            while end < len(rows_of) and habit[rows_of[end][1]][0] - rows_of[end][2] == shift \
+                    and habit[rows_of[end][1]][1] >= least:
+                end += 1
+            after = rows_of[end - 1][0]   # the run's last line; its lines go on to the next sibling's
+            limit = rows_of[end][0] if end < len(rows_of) else None
+            before = rows_of[at - 1][0] if at else b
+            moved = _moved(gap_texts, starts, comment, i, before, after, limit)
+            own = {t for t, _, _ in rows_of[at:end]}
+            same = sum(kind == k for _, kind, _ in rows_of[at:end])   # all at `offset`: the shift is one
+            out.append(Run(_line(gap_texts, i, k, b), best, at_best, counts[k][offset], same, shift, moved,
+                           not any(t in off and t not in own for t in moved)))
+            at = end
+    return sorted(out, key=lambda r: r.first.gap)
+
+
+def _moved(gap_texts, starts, comment, first: int, before: int, last: int, limit: int | None) -> tuple[int, ...]:
+    """The line-starting tokens a run from line `first` to line `last` moves: the comment lines above `first`
+    (after line `before`) at its indentation, and from `first` on every line no shallower than it, up to
+    `limit` (the next sibling; None: the file's end)."""
+    indent, width = _indent(gap_texts[first])
+    at = int(np.searchsorted(starts, first))
+    head = at
+    while head > 0 and starts[head - 1] > before and comment[starts[head - 1]] \
+            and _indent(gap_texts[starts[head - 1]])[0] == indent:
+        head -= 1
+    out = [int(t) for t in starts[head:at]]
+    for t in starts[at:].tolist():
+        if (limit is not None and t >= limit) or (t > last and _indent(gap_texts[t])[1] < width):
+            break
+        out.append(t)
+    return tuple(out)
 
 
 def expected_indent(base: str, offset: int, unit: str | None) -> str:

@@ -2,10 +2,10 @@
 each is from its block's header, and the lines the file indents otherwise than its habit."""
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from check.structure import expected_indent, off_habit, statement_lines
+from check.structure import expected_indent, off_habit, shifted_runs, statement_lines
 
 
 def _walk(text: str):
@@ -78,6 +78,45 @@ def test_a_habit_seen_too_rarely_is_no_habit():
     assert off_habit(ids, texts, starts, 5) == []
 
 
+def _runs(text: str) -> list[tuple[list[str], int, bool]]:
+    """The shifted runs of a file: the text of each line a run moves, its shift and whether it moved whole."""
+    from parsing.java import tokenize
+    ids, texts, starts, _ = _walk(text)
+    begins = tokenize(text).starts
+    rows = text.splitlines()
+    return [([rows[text[:begins[t]].count("\n")].strip() for t in run.lines], run.shift, run.whole)
+            for run in shifted_runs(ids, texts, starts, 5)]
+
+
+_SIBLINGS = ["        a%d();" % i for i in range(6)]
+
+
+@pytest.mark.parametrize("body, expected", [
+    # a statement one level too deep: itself, with its continuation line
+    (_SIBLINGS[:3] + ["            b(1,", "                2);"] + _SIBLINGS[3:], [(["b(1,", "2);"], -4, True)]),
+    # a block's body pasted a level too deep, a comment first: the comment and every line moved, one run
+    (_SIBLINGS + ["        if (x) {", "                // why", "                c();", "                d();",
+                  "        }"], [(["// why", "c();", "d();"], -4, True)]),
+    # a block one level too deep whose '}' lines up with it: the block moved with its header
+    (_SIBLINGS + ["            if (x) {", "                c();", "            }"],
+     [(["if (x) {", "c();", "}"], -4, True)]),
+    # two lines off by different columns: two runs
+    (_SIBLINGS[:3] + ["          b();", "            c();"] + _SIBLINGS[3:],
+     [(["b();"], -2, True), (["c();"], -4, True)]),
+])
+def test_lines_off_their_habit_by_the_same_columns_move_as_one_run(body, expected):
+    assert _runs(_method(body)) == expected
+
+
+def test_a_case_body_too_deep_is_one_run_between_its_labels():
+    labels = []
+    for n in range(6):
+        labels += [f"        case {n}:", f"            a{n}();", "            break;"]
+    labels[4:6] = ["                a1();", "                break;"]
+    text = _method(["        switch (x) {", *labels, "        }"])
+    assert _runs(text) == [(["a1();", "break;"], -4, True)]
+
+
 @st.composite
 def _blocks(draw, depth=0):
     """Statements and nested blocks, as lines of (level, text)."""
@@ -99,6 +138,35 @@ def test_a_file_indented_by_its_structure_has_no_line_off_its_habit(body, unit):
         unit + "}\n}\n"
     ids, texts, starts, _ = _walk(text)
     assert off_habit(ids, texts, starts, 1) == []
+
+
+@settings(max_examples=80, deadline=None)
+@given(_blocks(), st.sampled_from(["  ", "    ", "\t"]), st.data())
+def test_moving_each_run_by_its_shift_restores_a_statement_indented_a_level_too_deep(body, unit, data):
+    # a statement (with its block) moved one level deeper: the runs, re-indented, give the file back
+    tops = [j for j, (level, t) in enumerate(body) if level == 0 and t != "}"]
+    assume(len([j for j, (level, _) in enumerate(body) if level == 0]) >= 4)   # the habit outvotes the slip
+    j = data.draw(st.sampled_from(tops))
+    end = j
+    if body[j][1].startswith("if"):
+        end = next(k for k in range(j + 1, len(body)) if body[k] == (0, "}"))
+    shifted = [(level + (j <= k <= end), t) for k, (level, t) in enumerate(body)]
+
+    def text_of(rows):
+        return "class A {\n" + unit + "void f() {\n" + "".join(unit * (level + 2) + t + "\n" for level, t in rows) + \
+            unit + "}\n}\n"
+    from parsing.java import tokenize
+    original, slipped = text_of(body), text_of(shifted)
+    ids, texts, starts, _ = _walk(slipped)
+    begins = tokenize(slipped).starts
+    rows = slipped.split("\n")
+    width = 4 if unit == "\t" else len(unit)
+    for run in shifted_runs(ids, texts, starts, 2):
+        assert run.whole and run.shift == -width
+        for t in run.lines:
+            at = slipped[:begins[t]].count("\n")
+            rows[at] = rows[at][len(unit):]
+    assert "\n".join(rows) == original
 
 
 _PIECES = ["{", "}", "(", ")", "[", "]", ";", ":", "if", "else", "do", "for", "case", "default", "x", "=", ",",

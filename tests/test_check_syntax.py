@@ -25,3 +25,17 @@ def test_a_file_that_does_not_parse_is_named_with_its_line(repo):   # noqa: F811
     assert f"check: warning: src/Example.java:{line}: the Java grammar cannot parse this line" in out.stderr
     (repo / "src" / "Example.java").write_text(EXAMPLE.replace("{first}", ""))
     assert "cannot parse" not in check(repo, *MIN_SCORE, "src/Example.java").stderr
+
+
+@needs_model
+def test_a_changed_file_that_does_not_parse_is_named_whatever_its_findings(repo):   # noqa: F811
+    import subprocess
+    subprocess.run(["git", "commit", "-q", "-m", "base"], cwd=repo, check=True, capture_output=True)
+    # the broken line holds no whitespace to fix: a check of the whole file reports nothing there
+    clean = EXAMPLE.replace("{first}", "").replace("\t.", ".").replace("step; \n", "step;\n")
+    broken = clean.replace("count += step;", "count += ;")
+    (repo / "src" / "Example.java").write_text(broken)
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    out = check(repo, "--staged", "--sensitivity", "low", ".")
+    line = broken.splitlines().index("        count += ;") + 1
+    assert f"check: warning: src/Example.java:{line}: the Java grammar cannot parse this line" in out.stderr
