@@ -14,6 +14,7 @@ where they write the repair often:
   re-indented in the file's unit;
 - `spacing`: the gap symbol of a gap on a line (parsing/symbols.py) between the same two kinds of tokens,
   against the one the repository writes most there of one space and none (`if(`, `x ;`, a run of spaces);
+  the breaks on both sides of one token (`a+b`, `key ,1`) are a pair, one slip (`Break.pair`);
 - `line-break`: the same, where what the repository writes most there is the line broken at the line's
   own indentation (`) {` in a repository that puts `{` on a line of its own);
 - `join`, `brace`, the blank-line habits (`blank-line-missing`, `blank-line-missing-after-block`,
@@ -50,7 +51,7 @@ from __future__ import annotations
 import re
 from array import array
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 
 from parsing.offsets import LINE_BREAK, last_line, split_last_line
@@ -99,6 +100,9 @@ class Break:
     follows: int = -1        # a line of a block shifted whole: the gap of its header's break (-1: none)
     change_observed: int = 0   # judging a change: elsewhere in the lines it added or modified
     change_repaired: int = 0
+    # the spacing break on the other side of the same token, both on one line (-1: none): the two are one slip
+    # (`a+b`, `key ,1`), believed as the likelier of them, so that a fix never mends one side alone
+    pair: int = -1
 
 
 @dataclass(frozen=True)
@@ -271,7 +275,17 @@ def breaks(walked: FileGaps, repo_habits: HabitCounts | None, repo_counts, keys_
             # the structure's judgement of a statement's line before a symbol's (a blank line, lines joined)
             if b.follows < 0 or b.gap not in found:
                 found[b.gap] = b
-    return [found[g] for g in sorted(found)]
+    return _paired([found[g] for g in sorted(found)])
+
+
+def _paired(found: list[Break]) -> list[Break]:
+    """The breaks, those of spacing on both sides of one token each naming the other as its pair."""
+    out = list(found)
+    for i in range(len(out) - 1):
+        a, b = out[i], out[i + 1]
+        if b.gap == a.gap + 1 and a.habit == b.habit == "spacing":
+            out[i], out[i + 1] = replace(a, pair=b.gap), replace(b, pair=a.gap)
+    return out
 
 
 _LINE_SYMBOL = re.compile(r"(·n\d+r?)(=|[+-]\d+)")

@@ -326,20 +326,24 @@ def _habit_findings(text: str, path: str, edits: _Edits, context: _Context, cfg:
     gaps = context.gaps(len(edits.gap_texts))
     others = sum(b.follows < 0 for b in found) - 1   # a block shifted whole is one break
     reported: dict[int, float] = {}   # a break's gap -> its confidence, for the lines of a block that follow it
+    evidence_of_break = {b.gap: Evidence(repo_observed=b.repo_observed, repo_repaired=b.repo_repaired,
+                                         file_observed=b.file_observed, file_repaired=b.file_repaired,
+                                         gaps=gaps, other_edit=True, habit=b.habit, breaks=max(others, 0),
+                                         change_observed=b.change_observed, change_repaired=b.change_repaired)
+                         for b in found}
+    belief_of = {b.gap: believed.belief(evidence_of_break[b.gap]) for b in found if b.follows < 0}
     for b in found:
         gap = b.gap + context.bom
         if edits.skipped(gap):
             continue
-        evidence = Evidence(repo_observed=b.repo_observed, repo_repaired=b.repo_repaired,
-                            file_observed=b.file_observed, file_repaired=b.file_repaired,
-                            gaps=gaps, other_edit=True, habit=b.habit, breaks=max(others, 0),
-                            change_observed=b.change_observed, change_repaired=b.change_repaired)
+        evidence = evidence_of_break[b.gap]
         if b.follows >= 0:   # a line of a block shifted whole: reported with its header, as confident
             if b.follows not in reported:
                 continue
             confidence = reported[b.follows]
         else:
-            belief = believed.belief(evidence)
+            # the two sides of one token's spacing are one slip: each as believed as the likelier
+            belief = max(belief_of[b.gap], belief_of.get(b.pair, -math.inf))
             if belief < cfg.habit_least:   # most breaks are below it: asked before the harm
                 continue
             confidence = believed.precision(belief)

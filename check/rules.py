@@ -87,7 +87,8 @@ SPACE_AFTER = Rule(
 MISSING_SPACE = Rule(
     "missing-space", "a space between these two tokens",
     "No whitespace where the repository writes one: around a binary operator, after a comma or a keyword, "
-    "before a `{`.",
+    "before a `{`. The two sides of one token (`a+b`, `key ,1`) are one slip: reported and fixed together, "
+    "as confident as the likelier side.",
     "`x =0` or `if(` is either a slip or a style the rest of the repository does not share.",
     Example("", " ", "==", "0", _java("        count += step;\n        return count ==0 ? 1 : count;\n")),
     "Where the file or the repository writes the same pair of tokens without a space often (`x= y` as a "

@@ -122,26 +122,17 @@ def statement_lines(ids, gap_texts, starts_line) -> list[StatementLine]:
     return [_line(gap_texts, i, k, b) for i, k, b in zip(lines.tolist(), kinds.tolist(), bases.tolist())]
 
 
-def off_habit(ids, gap_texts, starts_line, least: int):
-    """The statement lines whose offset is not the one the file writes most for their kind, when it writes that
-    one at least `least` times: (line, that offset, how many lines of the kind are at it, how many at the line's)."""
+def _offsets(ids, gap_texts, starts_line):
+    """The statement lines as (first token, kind's index, base's first token, offset), and per kind its
+    offsets' counts and its habit: (the offset the file writes most, how many lines are at it)."""
     lines, kinds, bases = _structure(ids, starts_line)
-    if not len(lines):
-        return []
     rows = [(i, k, b, _indent(gap_texts[i])[1] - _base_indent(gap_texts, b)[1])
             for i, k, b in zip(lines.tolist(), kinds.tolist(), bases.tolist())]
     counts: dict[int, Counter] = defaultdict(Counter)
     for _, k, _, offset in rows:
         counts[k][offset] += 1
     habit = {k: min(c.items(), key=lambda kv: (-kv[1], kv[0])) for k, c in counts.items()}   # ties: the least
-    out = []
-    for k in sorted(counts):
-        best, at_best = habit[k]
-        if at_best < least:
-            continue
-        out += [(_line(gap_texts, i, k, b), best, at_best, counts[k][offset])
-                for i, kind, b, offset in rows if kind == k and offset != best]
-    return out
+    return rows, counts, habit
 
 
 @dataclass(frozen=True)
@@ -162,26 +153,22 @@ class Run:
 
 
 def shifted_runs(ids, gap_texts, starts_line, least: int) -> list[Run]:
-    """The runs of statement lines off their kind's habit (off_habit's lines, when the file writes the habit
-    at least `least` times), each with the lines a re-indentation moves with it. A line off by other columns
-    than the line before it, or a sibling at its habit between them, starts a run of its own."""
-    lines, kinds, bases = _structure(ids, starts_line)
-    if not len(lines):
+    """The runs of statement lines whose offset is not the one the file writes most for their kind (when it
+    writes that one at least `least` times), each with the lines a re-indentation moves with it. A line off
+    by other columns than the line before it, or a sibling at its habit between them, starts a run of its own."""
+    rows, counts, habit = _offsets(ids, gap_texts, starts_line)
+    off = {i for i, k, _, offset in rows if offset != habit[k][0] and habit[k][1] >= least}
+    if not off:   # most files
         return []
-    rows = [(i, k, b, _indent(gap_texts[i])[1] - _base_indent(gap_texts, b)[1])
-            for i, k, b in zip(lines.tolist(), kinds.tolist(), bases.tolist())]
-    counts: dict[int, Counter] = defaultdict(Counter)
-    for _, k, _, offset in rows:
-        counts[k][offset] += 1
-    habit = {k: min(c.items(), key=lambda kv: (-kv[1], kv[0])) for k, c in counts.items()}   # ties: the least
     siblings: dict[int, list[tuple[int, int, int]]] = defaultdict(list)   # base -> (line, kind, offset), in order
     for i, k, b, offset in rows:
         siblings[b].append((i, k, offset))
     starts = np.nonzero(np.asarray(starts_line, dtype=bool))[0]
     comment = np.isin(_codes(np.asarray(ids, dtype=np.int64)[1::2]), [_CODE[c] for c in _COMMENTS])
-    off = {i for i, k, _, offset in rows if offset != habit[k][0] and habit[k][1] >= least}
     out = []
     for b, rows_of in siblings.items():
+        if not any(i in off for i, _, _ in rows_of):
+            continue
         at = 0
         while at < len(rows_of):
             i, k, offset = rows_of[at]

@@ -244,3 +244,36 @@ def test_the_agree_shares_say_how_much_of_the_file_and_the_change_write_the_repa
                                 change_observed=co, change_repaired=cr))
     assert f["file-agree"] == f["brace:file-agree"] == pytest.approx(file_agree)
     assert f.get("change-agree") == (None if change_agree is None else pytest.approx(change_agree))
+
+
+def test_the_two_sides_of_one_tokens_spacing_are_a_pair(tmp_path):
+    (tmp_path / "alone").mkdir()
+    found = _breaks(tmp_path, _text("        if (a1>0) {"))
+    assert [(b.habit, b.observed, b.repaired) for b in found] == [("spacing", "", " "), ("spacing", "", " ")]
+    first, second = found
+    assert (second.gap, first.pair, second.pair) == (first.gap + 1, second.gap, first.gap)
+    alone = _breaks(tmp_path / "alone", _text("        if (a1 >0) {"))
+    assert [b.pair for b in alone] == [-1]
+
+
+@pytest.mark.parametrize("weights, lines", [
+    ({"bias": 1.0}, [8, 8, 12]),
+    # the file writes `a2> 0` too: each left side alone is doubted; line 8's comes with its right side
+    ({"bias": 1.0, "file-observed": -5.0}, [8, 8]),
+    ({"bias": -1.0}, []),
+])
+def test_a_pair_is_reported_whole_as_confident_as_its_likelier_side(tmp_path, tiny_model, weights, lines):
+    from check.engine import CheckConfig, check_text
+    from lm.model import LanguageModel
+    from parsing.schemes import get_scheme
+    from ranker.score import Scorer
+    from tests.test_check_engine import _folder
+    lm = LanguageModel(str(tiny_model))
+    text = _text("        if (a1>0) {").replace("if (a2 > 0)", "if (a2> 0)")
+    style = _folder(tmp_path, [text, *(_other(n) for n in range(3))], lm.scheme)
+    cal = Calibration({POOLED: ((0.0, 0.5),)}, {"low": 0.5, "medium": 0.5, "high": 0.5},
+                      habits=HabitBelief(weights, ((0.0, 0.9),), {}))
+    found = check_text(Scorer(lm), get_scheme(lm.scheme), text, "A.java", CheckConfig({POOLED: math.inf},
+                       habit_least=0.5), cal, style)
+    assert [(f.line, f.observed, f.repaired) for f in found] == [(line, "", " ") for line in lines]
+    assert len({f.confidence for f in found if f.line == 8}) <= 1

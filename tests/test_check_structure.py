@@ -5,7 +5,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from check.structure import expected_indent, off_habit, shifted_runs, statement_lines
+from check.structure import expected_indent, shifted_runs, statement_lines
 
 
 def _walk(text: str):
@@ -67,15 +67,14 @@ def test_a_line_off_the_files_habit_is_found_with_the_offset_of_the_habit():
     lines = ["        a%d();" % i for i in range(8)]
     lines[3] = "            a3();"   # one level too deep
     ids, texts, starts, unit = _walk(_method(lines))
-    found = off_habit(ids, texts, starts, 5)
-    assert [(line.kind, line.offset, habit) for line, habit, _, _ in found] == [("statement", 8, 4)]
-    line = found[0][0]
-    assert expected_indent(line.base, 4, unit) == "        "
+    found = shifted_runs(ids, texts, starts, 5)
+    assert [(run.first.kind, run.first.offset, run.habit) for run in found] == [("statement", 8, 4)]
+    assert expected_indent(found[0].first.base, found[0].habit, unit) == "        "
 
 
 def test_a_habit_seen_too_rarely_is_no_habit():
     ids, texts, starts, _ = _walk(_method(["        a();", "            b();"]))
-    assert off_habit(ids, texts, starts, 5) == []
+    assert shifted_runs(ids, texts, starts, 5) == []
 
 
 def _runs(text: str) -> list[tuple[list[str], int, bool]]:
@@ -137,7 +136,7 @@ def test_a_file_indented_by_its_structure_has_no_line_off_its_habit(body, unit):
     text = "class A {\n" + unit + "void f() {\n" + "".join(unit * (level + 2) + t + "\n" for level, t in body) + \
         unit + "}\n}\n"
     ids, texts, starts, _ = _walk(text)
-    assert off_habit(ids, texts, starts, 1) == []
+    assert shifted_runs(ids, texts, starts, 1) == []
 
 
 @settings(max_examples=80, deadline=None)
@@ -182,8 +181,9 @@ def test_any_token_soup_gives_lines_within_the_file(pieces):
     lines = statement_lines(ids, texts, starts)
     assert all(0 <= line.gap < len(texts) and line.kind in ("statement", "close", "label", "after-label", "body")
                for line in lines)
-    for line, offset, at_habit, at_own in off_habit(ids, texts, starts, 1):
-        assert line.offset != offset and at_habit >= at_own >= 1
+    for run in shifted_runs(ids, texts, starts, 1):
+        assert run.first.offset != run.habit and run.at_habit >= run.at_own >= run.length >= 1
+        assert all(0 <= t < len(texts) for t in run.lines)
 
 
 @settings(max_examples=200, deadline=None)
