@@ -29,7 +29,6 @@ import numpy as np
 
 from parsing.offsets import LINE_BREAK
 from parsing.style import columns
-from ranker.repairs import retab
 from ranker.symbols import intern
 
 KINDS = ("statement", "close", "label", "after-label", "body")
@@ -208,8 +207,3 @@ def _moved(gap_texts, starts, comment, first: int, before: int, last: int, limit
             break
         out.append(t)
     return tuple(out)
-
-
-def expected_indent(base: str, offset: int, unit: str | None) -> str:
-    """The indentation `offset` columns from `base`, written in the file's unit."""
-    return retab(" " * max(columns(base) + offset, 0), unit if unit else " ")
