@@ -423,7 +423,7 @@ def _continuation_breaks(walked: FileGaps, repo_counts, keys_of) -> list[Break]:
         width = columns(walked.indents[gap]) + best
         if width < 0:
             continue
-        fixed = split_last_line(text)[0] + retab(" " * width, walked.unit)
+        fixed = at_width(text, width, walked.unit)
         out.append(Break(gap, text, fixed, "continuation-first", others.get(off, 0), others[best], mine, own[best],
                          change_observed=in_change, change_repaired=change[best]))
     return out
@@ -477,7 +477,7 @@ def _sibling_breaks(walked: FileGaps, repo_counts, keys_of) -> list[Break]:
             continue
         head, indent = split_last_line(texts[opener])
         width = columns(indent if head else "") + step
-        fixed = split_last_line(texts[g])[0] + retab(" " * max(width, 0), walked.unit)
+        fixed = at_width(texts[g], max(width, 0), walked.unit)
         out.append(Break(g, texts[g], fixed, "continuation-first", others[(d, o)], others[(step, o)], mine,
                          own_first[(step, o)], change_observed=in_change, change_repaired=change_first[(step, o)]))
     return out
@@ -547,16 +547,21 @@ def _indentation_breaks(walked: FileGaps, starts_line, others_count, own_count, 
     return out
 
 
+def at_width(gap: str, width: int, unit: str | None) -> str:
+    """`gap` with its last line's indentation `width` columns wide, in the file's unit (none: spaces)."""
+    return split_last_line(gap)[0] + retab(" " * width, unit)
+
+
 def _reindented(texts, lines, shift: int, unit: str | None) -> list[tuple[int, str]] | None:
     """Each of `lines` (line-starting gaps) with its indentation moved by `shift` columns, in the file's unit,
     those it changes; None when one would go left of the margin or mixes tabs and spaces."""
     out = []
     for g in lines:
-        head, indent = split_last_line(texts[g])
+        indent = last_line(texts[g])
         width = columns(indent) + shift
         if width < 0 or mixed(indent, unit or " "):
             return None
-        fixed = head + retab(" " * width, unit or " ")
+        fixed = at_width(texts[g], width, unit)
         if fixed != texts[g]:
             out.append((g, fixed))
     return out

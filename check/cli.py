@@ -27,6 +27,7 @@ from parsing.offsets import Lines
 from parsing.schemes import UnknownScheme, get_scheme
 from ranker.cli import DEFAULT_MODEL, RankConfig, ensure_default_model, load
 from ranker.learn import LearnConfig, Learned, learn
+from ranker.rank import walk_text
 from unnatural import cli
 from unnatural.signature import signature
 
@@ -189,18 +190,19 @@ def _check_one(path: str) -> CheckedFile:
     if _worker["changed"] is not None:   # judging a change: the file's changed lines (a new file: all of them)
         lines = _worker["changed"].get(_key(path))
         lines = frozenset(range(1, len(Lines(text).starts) + 1) if lines is None else lines)
+    style = learned.style(path)
+    walked = walk_text(_worker["scheme"], text, style)   # its parse tells the first syntax error
     findings = check_text(learned.scorer(path) or _worker["scorer"], _worker["scheme"], text, path, _worker["cfg"],
-                          _worker["calibration"], learned.style(path), lines)
-    # a file with findings, or any file of a change (a change has few), is parsed once more for its syntax
-    # errors: where the grammar misreads it, the gaps are not where the code's structure is, and its findings
-    # may be wrong (or missed)
-    broken = _first_error_line(text) if findings or lines is not None else None
+                          _worker["calibration"], style, lines, walked)
+    # where the grammar misreads a file, the gaps are not where the code's structure is, and its findings may
+    # be wrong (or missed); a file the C++ walk does not cover is parsed once more to tell
+    broken = (walked.error_line or None) if walked is not None else _first_error_line(text)
     return CheckedFile(path, text, findings, syntax_error=broken)
 
 
 def _first_error_line(text: str) -> int | None:
-    from parsing.java import GRAMMAR
-    return GRAMMAR.first_error_line(text)
+    from parsing.java import BOM, GRAMMAR
+    return GRAMMAR.first_error_line(text[1:] if text.startswith(BOM) else text) if text.strip() else None
 
 
 def main_run(args) -> int:

@@ -25,6 +25,7 @@ from ranker.habits import NONE, habits
 from ranker.rank import UNWALKED, RankedFile, Style, rank_text, walk_text
 from ranker.repairs import codrep_edit
 from ranker.score import Scorer
+from ranker.walk import Walked
 
 from .breaks import STRUCTURAL, Break, FileGaps, breaks
 from .calibration import POOLED, Calibration, Evidence, evidence_of
@@ -257,14 +258,16 @@ class _Context:
 
 
 def check_text(scorer: Scorer, scheme: Scheme, text: str, path: str, cfg: CheckConfig, calibration: Calibration,
-               style: Style = Style(), lines: frozenset[int] | None = None) -> tuple[Finding, ...]:
+               style: Style = Style(), lines: frozenset[int] | None = None,
+               walked: Walked | None | object = UNWALKED) -> tuple[Finding, ...]:
     """The findings in `text` that cfg reports, best first, each judged after the ones before it are fixed;
     judging a change, only on the gaps that span one of its `lines` (1-based), which alone count to the most
-    a file gets."""
+    a file gets. `walked`: walk_text's walk of `text`, where the caller made it."""
     if not text:
         return ()
     edits = _Edits(text, lines=lines)
-    walked = walk_text(scheme, text, style)   # once, for the first ranking and the context
+    if walked is UNWALKED:
+        walked = walk_text(scheme, text, style)   # once, for the first ranking and the context
     context = _Context(scheme, text, style, walked)
     crlf = text.count("\r\n") * 2 > text.count("\n")
     current = text

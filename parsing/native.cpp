@@ -253,7 +253,8 @@ class Leaves {
     if (fixed_.empty()) throw std::logic_error("units: units_scheme not set");
     std::string_view data = data_object;
     std::vector<Leaf> leaves;
-    if (!parsed || !Unpack(*parsed, data, &leaves)) {
+    uint32_t error_line = 0;   // the first syntax error's line (1-based; 0: none)
+    if (!parsed || !Unpack(*parsed, data, &leaves, &error_line)) {
       leaves.clear();
       py::gil_scoped_release unlocked;
       std::lock_guard<std::mutex> one_at_a_time(mutex_);
@@ -267,6 +268,7 @@ class Leaves {
       }
       TSTree *tree = ts_parser_parse_string(parser_, nullptr, source.data(), static_cast<uint32_t>(source.size()));
       Walk(tree, &leaves);
+      error_line = FirstErrorLine(tree);
       ts_tree_delete(tree);
     }
     const size_t n = leaves.size();
@@ -359,7 +361,7 @@ class Leaves {
     }
     return py::make_tuple(to_array(lo), to_array(hi), to_array(symbols), to_array(gap_ids), to_array(keys),
                           to_array(next), to_array(joinable), to_array(after_comment), unit_id,
-                          keep ? py::object(Pack(leaves, data)) : py::none());
+                          keep ? py::object(Pack(leaves, data, error_line)) : py::none(), error_line);
   }
 
   // How many symbols, texts and kinds of gap are interned (what unit_symbols etc. would give from 0).
@@ -423,8 +425,28 @@ class Leaves {
     uint32_t kind, start, end;
   };
 
-  // Leaves packed as varints (kind, the gap before, the length), after the data's size and hash and their count.
-  static py::bytes Pack(const std::vector<Leaf> &leaves, std::string_view data) {
+  // The 1-based line of the first syntax error in `tree` (an ERROR or a MISSING node; 0: none), found as
+  // parsing.grammar's first_error_line finds it: down the first child that holds one.
+  static uint32_t FirstErrorLine(TSTree *tree) {
+    TSNode node = ts_tree_root_node(tree);
+    if (!ts_node_has_error(node)) return 0;
+    while (true) {
+      TSNode bad{};
+      bool found = false;
+      for (uint32_t i = 0, n = ts_node_child_count(node); i < n && !found; ++i) {
+        const TSNode c = ts_node_child(node, i);
+        if (ts_node_is_error(c) || ts_node_is_missing(c) || ts_node_has_error(c)) bad = c, found = true;
+      }
+      if (!found) break;
+      node = bad;
+      if (ts_node_is_error(bad) || ts_node_is_missing(bad)) break;
+    }
+    return ts_node_start_point(node).row + 1;
+  }
+
+  // Leaves packed as varints (kind, the gap before, the length), after the data's size and hash, the first
+  // syntax error's line and their count.
+  static py::bytes Pack(const std::vector<Leaf> &leaves, std::string_view data, uint32_t error_line) {
     std::string out;
     out.reserve(16 + 4 * leaves.size());
     auto put = [&out](uint64_t x) {
@@ -433,6 +455,7 @@ class Leaves {
     };
     put(data.size());
     put(std::hash<std::string_view>()(data));
+    put(error_line);
     put(leaves.size());
     uint32_t at = 0;
     for (const Leaf &leaf : leaves) {
@@ -445,7 +468,8 @@ class Leaves {
   }
 
   // The leaves Pack packed, when they are `data`'s.
-  static bool Unpack(std::string_view packed, std::string_view data, std::vector<Leaf> *leaves) {
+  static bool Unpack(std::string_view packed, std::string_view data, std::vector<Leaf> *leaves,
+                     uint32_t *error_line) {
     size_t i = 0;
     bool ok = true;
     auto get = [&]() {
@@ -462,6 +486,9 @@ class Leaves {
       return x;
     };
     if (get() != data.size() || get() != std::hash<std::string_view>()(data) || !ok) return false;
+    const uint64_t line = get();
+    if (!ok || line > data.size() + 1) return false;
+    *error_line = static_cast<uint32_t>(line);
     const uint64_t count = get();
     if (!ok || count > data.size()) return false;
     leaves->reserve(count);

@@ -52,6 +52,7 @@ class Walked:
     after_comment: array  # ranker.rank.after_line_comment (uint8)
     unit: int            # the file's unit's text id
     parsed: bytes | None  # with `keep`: the leaves, packed, for walking the same text again without parsing it
+    error_line: int      # the first syntax error's line (1-based, as parsing.grammar's first_error_line; 0: none)
 
 
 def walk_units(text: str, keep: bool = False, parsed: bytes | None = None) -> Walked | None:

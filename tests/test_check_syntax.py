@@ -2,6 +2,7 @@
 import pytest
 
 from parsing.java import GRAMMAR
+from parsing.units import walk_units
 from tests.test_check_ignores import EXAMPLE, MIN_SCORE, check, needs_model, repo  # noqa: F401 (a fixture)
 
 
@@ -13,6 +14,10 @@ from tests.test_check_ignores import EXAMPLE, MIN_SCORE, check, needs_model, rep
 ])
 def test_the_first_syntax_error_line(text, line):
     assert GRAMMAR.first_error_line(text) == line
+    # bin/check's walk tells it from its own parse, and from the leaves it kept of it
+    walked = walk_units(text, keep=True)
+    assert walked.error_line == (line or 0)
+    assert walk_units(text, parsed=walked.parsed).error_line == (line or 0)
 
 
 @needs_model
@@ -27,13 +32,25 @@ def test_a_file_that_does_not_parse_is_named_with_its_line(repo):   # noqa: F811
     assert "cannot parse" not in check(repo, *MIN_SCORE, "src/Example.java").stderr
 
 
+# the broken line holds no whitespace to fix: a check of the whole file reports nothing there
+CLEAN = EXAMPLE.replace("{first}", "").replace("\t.", ".").replace("step; \n", "step;\n")
+BROKEN = CLEAN.replace("count += step;", "count += ;")
+
+
+@needs_model
+def test_a_file_that_does_not_parse_is_named_whatever_its_findings(repo):   # noqa: F811
+    (repo / "src" / "Example.java").write_text(BROKEN)
+    out = check(repo, "--sensitivity", "low", "src/Example.java")
+    line = BROKEN.splitlines().index("        count += ;") + 1
+    assert "src/Example.java:" not in out.stdout   # no finding
+    assert f"check: warning: src/Example.java:{line}: the Java grammar cannot parse this line" in out.stderr
+
+
 @needs_model
 def test_a_changed_file_that_does_not_parse_is_named_whatever_its_findings(repo):   # noqa: F811
     import subprocess
     subprocess.run(["git", "commit", "-q", "-m", "base"], cwd=repo, check=True, capture_output=True)
-    # the broken line holds no whitespace to fix: a check of the whole file reports nothing there
-    clean = EXAMPLE.replace("{first}", "").replace("\t.", ".").replace("step; \n", "step;\n")
-    broken = clean.replace("count += step;", "count += ;")
+    broken = BROKEN
     (repo / "src" / "Example.java").write_text(broken)
     subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
     out = check(repo, "--staged", "--sensitivity", "low", ".")
