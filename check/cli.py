@@ -202,7 +202,7 @@ def _check_one(path: str) -> CheckedFile:
 
 def _first_error_line(text: str) -> int | None:
     from parsing.java import BOM, GRAMMAR
-    return GRAMMAR.first_error_line(text[1:] if text.startswith(BOM) else text) if text.strip() else None
+    return GRAMMAR.first_error_line(text[1:] if text.startswith(BOM) else text)
 
 
 def main_run(args) -> int:

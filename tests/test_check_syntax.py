@@ -35,24 +35,22 @@ def test_a_file_that_does_not_parse_is_named_with_its_line(repo):   # noqa: F811
 # the broken line holds no whitespace to fix: a check of the whole file reports nothing there
 CLEAN = EXAMPLE.replace("{first}", "").replace("\t.", ".").replace("step; \n", "step;\n")
 BROKEN = CLEAN.replace("count += step;", "count += ;")
+BROKEN_LINE = BROKEN.splitlines().index("        count += ;") + 1
 
 
 @needs_model
 def test_a_file_that_does_not_parse_is_named_whatever_its_findings(repo):   # noqa: F811
     (repo / "src" / "Example.java").write_text(BROKEN)
     out = check(repo, "--sensitivity", "low", "src/Example.java")
-    line = BROKEN.splitlines().index("        count += ;") + 1
     assert "src/Example.java:" not in out.stdout   # no finding
-    assert f"check: warning: src/Example.java:{line}: the Java grammar cannot parse this line" in out.stderr
+    assert f"check: warning: src/Example.java:{BROKEN_LINE}: the Java grammar cannot parse this line" in out.stderr
 
 
 @needs_model
 def test_a_changed_file_that_does_not_parse_is_named_whatever_its_findings(repo):   # noqa: F811
     import subprocess
     subprocess.run(["git", "commit", "-q", "-m", "base"], cwd=repo, check=True, capture_output=True)
-    broken = BROKEN
-    (repo / "src" / "Example.java").write_text(broken)
+    (repo / "src" / "Example.java").write_text(BROKEN)
     subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
     out = check(repo, "--staged", "--sensitivity", "low", ".")
-    line = broken.splitlines().index("        count += ;") + 1
-    assert f"check: warning: src/Example.java:{line}: the Java grammar cannot parse this line" in out.stderr
+    assert f"check: warning: src/Example.java:{BROKEN_LINE}: the Java grammar cannot parse this line" in out.stderr
